@@ -1,0 +1,7 @@
+"""``python -m assetgate``: the command line."""
+
+from __future__ import annotations
+
+from assetgate.cli import main
+
+raise SystemExit(main())

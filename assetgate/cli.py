@@ -1,0 +1,269 @@
+"""The ``assetgate`` command line: parse flags, read input, call the core, pick the exit code.
+
+Reports go to stdout (or ``--output``); diagnostics and logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import enum
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+import msgspec
+
+from assetgate import __version__
+from assetgate._logconfig import configure_logging
+from assetgate.errors import AssetgateError, CatalogueError
+from assetgate.levels import build_catalogue, checksum_text, describe, load_catalogue
+from assetgate.validate import Validation, validate
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from assetgate.levels import Catalogue
+
+__all__ = ["ExitCode", "main"]
+
+MAX_INPUT_BYTES: Final = 64 * 1024 * 1024
+
+
+class ExitCode(enum.IntEnum):
+    """Process exit codes."""
+
+    OK = 0
+    FINDINGS = 1
+    USAGE = 2
+
+
+class OutputFormat(enum.StrEnum):
+    """Report formats of ``validate``."""
+
+    TEXT = "text"
+    JSON = "json"
+
+
+class _Usage(Exception):  # noqa: N818 - internal signal for exit code 2
+    """A usage problem: bad flags, unknown version, unreadable input."""
+
+
+_EPILOG_MAIN = """\
+examples:
+  assetgate validate stream.json --kind stream --server 2.11.11
+  echo '{"name":"S","allow_batched":true}' | assetgate validate - --kind stream --server 2.12.8
+  assetgate levels --verify
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``assetgate`` command."""
+    parser = argparse.ArgumentParser(
+        prog="assetgate",
+        description=(
+            "Predict what a nats-server release does with JetStream streams and consumers: "
+            "accept, load, take offline, degrade or lose them, in the server's own words."
+        ),
+        epilog=_EPILOG_MAIN,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"assetgate {__version__}")
+    parser.add_argument("--levels", metavar="DIR", help="use this level catalogue instead of the packaged one")
+    parser.add_argument("--log-json", action="store_true", help="write logs to stderr as JSON lines")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    val = sub.add_parser(
+        "validate",
+        help="would server X accept this create/update request, and what would it store?",
+        description=(
+            "Decode a stream or consumer config exactly as the given nats-server version decodes "
+            "an API request and predict its reply: accepted or the error it sends, the metadata it "
+            "stores, unknown and silently dropped fields, and the earliest release that can honour "
+            "the config. Exit 0: accepted with nothing dropped; 1: rejected or fields dropped; "
+            "2: usage error or unreadable input."
+        ),
+        epilog=(
+            "examples:\n"
+            "  assetgate validate stream.json --kind stream --server 2.11.11\n"
+            "  assetgate validate consumer.json --kind consumer --server 2.12.8 --format json\n"
+            "  assetgate validate new.json --kind stream --server 2.12.8 --op update --existing old.json\n"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    val.add_argument("file", metavar="FILE", help="the config as JSON; - reads standard input")
+    val.add_argument("--kind", required=True, choices=["stream", "consumer"])
+    val.add_argument("--server", required=True, metavar="VERSION", help="nats-server version, e.g. 2.12.8")
+    val.add_argument("--op", choices=["create", "update"], default="create")
+    val.add_argument("--existing", metavar="FILE", help="the stored config of an asset with that name")
+    strictness = val.add_mutually_exclusive_group()
+    strictness.add_argument("--strict", dest="strict", action="store_true", default=None,
+                            help="the server runs with jetstream { strict: true }")
+    strictness.add_argument("--no-strict", dest="strict", action="store_false",
+                            help="the server runs with jetstream { strict: false }")
+    val.add_argument("--api-level-header", metavar="VALUE",
+                     help="simulate a Nats-Required-Api-Level request header")
+    val.add_argument("--no-created-version", action="store_true",
+                     help="leave out the created-version metadata")
+    val.add_argument("--format", type=OutputFormat, choices=list(OutputFormat), default=OutputFormat.TEXT)
+    val.add_argument("--output", metavar="FILE", help="write the report here instead of stdout")
+
+    lev = sub.add_parser(
+        "levels",
+        help="print or check the level catalogue",
+        description="Print the release lines the catalogue describes, or check it against CHECKSUMS.",
+        epilog="examples:\n  assetgate levels\n  assetgate levels --format json\n  assetgate levels --verify\n",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    lev.add_argument("--verify", action="store_true", help="check the catalogue; exit 0 if sound, 2 if not")
+    lev.add_argument("--write-checksums", action="store_true",
+                     help="rewrite CHECKSUMS for the --levels folder after editing a release file")
+    lev.add_argument("--format", type=OutputFormat, choices=list(OutputFormat), default=OutputFormat.TEXT)
+    lev.add_argument("--output", metavar="FILE", help="write the listing here instead of stdout")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
+        return int(exc.code or 0)
+    configure_logging(json=bool(args.log_json) or not sys.stderr.isatty())
+    try:
+        if args.command == "validate":
+            return _validate(args)
+        return _levels(args)
+    except _Usage as exc:
+        print(f"assetgate: error: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
+    except CatalogueError as exc:
+        print(f"assetgate: error: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
+    except AssetgateError as exc:
+        print(f"assetgate: error: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
+
+
+def _catalogue(args: argparse.Namespace) -> Catalogue:
+    return load_catalogue(args.levels) if args.levels else load_catalogue()
+
+
+def _read(path: str) -> bytes:
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+        else:
+            with Path(path).open("rb") as handle:
+                data = handle.read(MAX_INPUT_BYTES + 1)
+    except OSError as exc:
+        msg = f"cannot read {path!r}: {exc.strerror or exc}"
+        raise _Usage(msg) from None
+    if len(data) > MAX_INPUT_BYTES:
+        msg = f"{path!r} is larger than {MAX_INPUT_BYTES} bytes"
+        raise _Usage(msg)
+    return data
+
+
+def _write(args: argparse.Namespace, text: str) -> None:
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+
+
+def _validate(args: argparse.Namespace) -> int:
+    catalogue = _catalogue(args)
+    catalogue.server(args.server)  # an unknown version is a usage error before reading
+    config = _read(args.file)
+    existing = _read(args.existing) if args.existing else None
+    result = validate(
+        config,
+        kind=args.kind,
+        server=args.server,
+        op=args.op,
+        existing=existing,
+        strict=args.strict,
+        api_level_header=args.api_level_header,
+        created_version=not args.no_created_version,
+        catalogue=catalogue,
+    )
+    if args.format == OutputFormat.JSON:
+        _write(args, msgspec.json.format(msgspec.json.encode(result).decode(), indent=2) + "\n")
+    else:
+        _write(args, render_validation(result, source=args.file))
+    return ExitCode.OK if result.clean else ExitCode.FINDINGS
+
+
+def render_validation(result: Validation, *, source: str) -> str:
+    """A terminal-readable report of one validation."""
+    server = result.server
+    level = "none" if server.api_level is None else str(server.api_level)
+    mode = "strict" if server.strict else "lenient"
+    lines = [f"{source}: {result.kind} {result.op} on nats-server {server.version} (API level {level}, {mode})"]
+    if result.accepted:
+        verdict = "accepted" if not result.dropped_fields else "accepted, fields silently dropped"
+        lines.append(f"  verdict:          {verdict}")
+    else:
+        error = result.error
+        assert error is not None  # noqa: S101 - a rejection always carries the reply
+        lines.append(f"  verdict:          rejected: {error.code}/{error.err_code} {error.description}")
+    if result.unknown_fields:
+        lines.append(f"  unknown fields:   {', '.join(result.unknown_fields)}")
+    if result.dropped_fields:
+        lines.append(f"  dropped fields:   {', '.join(result.dropped_fields)}")
+    if result.accepted:
+        lines.append(f"  required level:   {result.required_level}")
+        lines.append(f"  stored metadata:  {_md(result.stamped_metadata)}")
+        lines.append(f"  reply metadata:   {_md(result.response_metadata)}")
+        if result.created_metadata:
+            lines.append(f"  created version:  {_md(result.created_metadata)}")
+    lines.append(f"  min server:       {result.min_server_version or 'no known release'}")
+    return "\n".join(lines) + "\n"
+
+
+def _md(metadata: dict[str, str] | None) -> str:
+    if not metadata:
+        return "(none)"
+    return ", ".join(f"{key}={value!r}" for key, value in sorted(metadata.items()))
+
+
+def _levels(args: argparse.Namespace) -> int:
+    if args.write_checksums:
+        if not args.levels:
+            msg = "--write-checksums needs --levels DIR (the packaged catalogue is read-only)"
+            raise _Usage(msg)
+        folder = Path(args.levels)
+        files = {p.name: p.read_bytes() for p in folder.glob("*.toml")}
+        (folder / "CHECKSUMS").write_text(checksum_text(files), encoding="utf-8")
+        build_catalogue(files, checksum_text(files), source=str(folder))
+        print(f"wrote {folder / 'CHECKSUMS'} for {len(files)} files", file=sys.stderr)
+        return ExitCode.OK
+    catalogue = _catalogue(args)
+    if args.verify:
+        print(f"catalogue {catalogue.source}: {len(catalogue.lines)} release lines, digest {catalogue.digest}")
+        return ExitCode.OK
+    summary = describe(catalogue.lines)
+    if args.format == OutputFormat.JSON:
+        payload = {"digest": catalogue.digest, "lines": summary}
+        _write(args, msgspec.json.format(msgspec.json.encode(payload).decode(), indent=2) + "\n")
+        return ExitCode.OK
+    out = [f"level catalogue {catalogue.source} (digest {catalogue.digest[:12]})", ""]
+    for line in catalogue.lines:
+        ranges = ", ".join(
+            f"{r.first}+ level {r.switches.api_level if r.switches.api_level is not None else '-'}"
+            f" offline {r.switches.offline}"
+            for r in line.ranges
+        )
+        out.append(f"{line.line}: {line.note}")
+        out.append(f"  versions: {ranges}")
+        if line.added_fields:
+            out.append(f"  fields:   {', '.join(line.added_fields) if len(line.added_fields) < 12 else f'{len(line.added_fields)} (baseline)'}")
+        if line.added_values:
+            out.append(f"  values:   {', '.join(line.added_values) if len(line.added_values) < 12 else f'{len(line.added_values)} (baseline)'}")
+        rules = [f"{r.id}->{r.level}" for r in line.rules if r.since == line.first]
+        if rules:
+            out.append(f"  rules:    {', '.join(rules)}")
+        out.append("")
+    _write(args, "\n".join(out))
+    return ExitCode.OK

@@ -1,0 +1,648 @@
+"""Decode stream and consumer configs exactly as a given nats-server version does.
+
+The server decodes with Go ``encoding/json``: strictly (``DisallowUnknownFields``) and,
+where it falls back, leniently. One call here gives both answers:
+
+* ``strict_error``: the error a strict decode reports (the first problem in document
+  order, or an enum/time error, which aborts at once), or ``None``;
+* ``lenient_error``: the error a lenient decode reports (unknown fields ignored), or
+  ``None`` when the config loads; then ``config`` holds the decoded value;
+* ``unknown_fields``: every unknown key as a path (``sources[0].consumer``), which the
+  server never lists, and ``dropped_fields``: those set to a non-zero value, i.e. what
+  a lenient server silently loses.
+
+Fast path: a msgspec Struct generated for the release line accepts a document only
+when Go would decode it to the same values. Anything else (unknown or case-folded keys,
+``null``, duplicate keys, odd spellings, syntax errors) goes through a walker over the
+parsed document that follows Go's rules. No msgspec exception escapes this module.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import re
+import sys
+import threading
+from datetime import date
+from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
+
+import msgspec
+
+from assetgate import _goscan
+from assetgate.model import INT_BOUNDS, UINT64_MAX, flat_fields, struct_type
+
+if TYPE_CHECKING:
+    from assetgate.levels import EnumSpec, ReleaseLine
+
+__all__ = ["Context", "Decoded", "decode"]
+
+Context = Literal["request", "stored"]
+
+MAX_DOCUMENT_BYTES: Final = 64 * 1024 * 1024  # the server's max_payload is 1 MiB by default
+
+
+class Decoded(msgspec.Struct, frozen=True, kw_only=True):
+    """How one server version decodes one config.
+
+    Attributes:
+        config: the leniently decoded config (a Struct of the release line's model),
+            or ``None`` when even the lenient decode fails.
+        strict_error: Go's error text for a strict decode, ``None`` when clean.
+        lenient_error: Go's error text for a lenient decode, ``None`` when it loads.
+        syntax_offset: the byte offset Go reports when the error is a syntax error.
+        unknown_fields: every key the server does not know, as a path.
+        dropped_fields: the unknown keys whose value is not a JSON zero value.
+        name: the ``name`` (or ``durable_name``) found, even when decoding fails.
+    """
+
+    config: Any | None
+    strict_error: str | None = None
+    lenient_error: str | None = None
+    syntax_offset: int | None = None
+    unknown_fields: tuple[str, ...] = ()
+    dropped_fields: tuple[str, ...] = ()
+    name: str = ""
+
+
+# --- entry point ----------------------------------------------------------------------
+
+
+def decode(
+    data: bytes | str, line: ReleaseLine, struct: str, *, context: Context = "request", go_json: str = "1.24"
+) -> Decoded:
+    """Decode ``data`` into ``struct`` (``StreamConfigRequest``, ``ConsumerConfig``, ...).
+
+    ``context="request"`` reads a JSON stream as an API request body is read (an
+    empty body is a zero config; several values decode into one target);
+    ``"stored"`` reads exactly one value, as the server reads a stored config.
+    """
+    fast = _fast_decoder(line, struct)
+    try:
+        config = fast.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        pass
+    else:
+        if _post_checks_pass(config, line, struct):
+            return Decoded(config=config, name=_name_of(config))
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    return _Exact(line, go_json=go_json).run(raw, struct, context=context)
+
+
+_FAST: dict[tuple[str, str], msgspec.json.Decoder[Any]] = {}
+
+
+def _fast_decoder(line: ReleaseLine, struct: str) -> msgspec.json.Decoder[Any]:
+    key = (line.fingerprint, struct)
+    decoder = _FAST.get(key)
+    if decoder is None:
+        decoder = _FAST[key] = msgspec.json.Decoder(struct_type(line, struct))
+    return decoder
+
+
+def _name_of(config: Any) -> str:
+    return str(getattr(config, "name", "") or getattr(config, "durable_name", "") or "")
+
+
+# --- checks msgspec cannot express: Go time syntax, uint64 overflow ------------------------
+
+
+_CHECK_PLANS: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
+
+
+def _check_plan(line: ReleaseLine, struct: str) -> tuple[tuple[str, str], ...]:
+    """Fields of ``struct`` that need a post-check: (name, kind), kind in time/uint/sub-struct."""
+    key = (line.fingerprint, struct)
+    plan = _CHECK_PLANS.get(key)
+    if plan is None:
+        items: list[tuple[str, str]] = []
+        for name, type_name in flat_fields(line, struct).items():
+            base = type_name.removeprefix("[]").removeprefix("*")
+            if type_name in {"time", "*time"}:
+                items.append((name, "time"))
+            elif type_name == "uint64":
+                items.append((name, "uint"))
+            elif base in line.structs and _check_plan(line, base):
+                items.append((name, type_name))
+        plan = _CHECK_PLANS[key] = tuple(items)
+    return plan
+
+
+def _post_checks_pass(value: Any, line: ReleaseLine, struct: str) -> bool:
+    for name, kind in _check_plan(line, struct):
+        item = getattr(value, name)
+        if item is None:
+            continue
+        if kind == "time":
+            if _go_time_error(item) is not None:
+                return False
+        elif kind == "uint":
+            if item > UINT64_MAX:
+                return False
+        else:
+            base = kind.removeprefix("[]").removeprefix("*")
+            items = item if kind.startswith("[]") else [item]
+            if not all(sub is None or _post_checks_pass(sub, line, base) for sub in items):
+                return False
+    return True
+
+
+_RFC3339: Final = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:[.,](\d+))?(Z|[+-](\d{2}):(\d{2}))"
+)
+_GO_ZERO_ORDINAL: Final = 1  # date(1, 1, 1).toordinal()
+
+
+def _go_time_error(text: str) -> str | None:
+    """Go's error for a time string ``time.Time.UnmarshalJSON`` refuses, else ``None``."""
+    match = _RFC3339.fullmatch(text)
+    quoted = _goscan.go_quote(text)
+    if match is None:
+        return f'parsing time {quoted} as "2006-01-02T15:04:05Z07:00": cannot parse {quoted} as "2006"'
+    year, month, day, hour, minute, second = (int(match.group(i)) for i in range(1, 7))
+    checks = (
+        (1 <= month <= 12, "month"),  # noqa: PLR2004
+        (hour < 24, "hour"),  # noqa: PLR2004
+        (minute < 60, "minute"),  # noqa: PLR2004
+        (second < 60, "second"),  # noqa: PLR2004
+    )
+    for ok, what in checks:
+        if not ok:
+            return f"parsing time {quoted}: {what} out of range"
+    try:
+        date(year, month, day)
+    except ValueError:
+        return f"parsing time {quoted}: day out of range"
+    if match.group(8) != "Z" and (int(match.group(9)) >= 24 or int(match.group(10)) >= 60):  # noqa: PLR2004
+        return f"parsing time {quoted}: time zone offset out of range"
+    return None
+
+
+def is_zero_time(text: str) -> bool:
+    """Whether an RFC 3339 time is Go's zero instant (0001-01-01T00:00:00Z)."""
+    match = _RFC3339.fullmatch(text)
+    if match is None:
+        return False
+    year, month, day, hour, minute, second = (int(match.group(i)) for i in range(1, 7))
+    if match.group(7) and int(match.group(7)) != 0:
+        return False
+    offset = 0
+    if match.group(8) != "Z":
+        sign = -1 if match.group(8).startswith("-") else 1
+        offset = sign * (int(match.group(9)) * 3600 + int(match.group(10)) * 60)
+    try:
+        ordinal = date(year, month, day).toordinal()
+    except ValueError:
+        return False
+    seconds = ordinal * 86400 + hour * 3600 + minute * 60 + second - offset
+    return seconds == _GO_ZERO_ORDINAL * 86400
+
+
+# --- Go-exact path ------------------------------------------------------------------------
+
+
+def _go_replace(error: UnicodeError) -> tuple[str, int]:
+    """Replace each invalid UTF-8 byte by U+FFFD, one per byte, as Go's decoder does."""
+    if not isinstance(error, UnicodeDecodeError):
+        raise error
+    return ("\ufffd", error.start + 1)
+
+
+codecs.register_error("assetgate-go", _go_replace)
+
+
+class _Float(str):
+    """A JSON number with a fraction or exponent, kept as its literal text."""
+
+    __slots__ = ()
+
+
+class _Object(list[tuple[str, Any]]):
+    """A JSON object as its (key, value) pairs in document order, duplicates kept."""
+
+    __slots__ = ()
+
+
+class _Abort(Exception):  # noqa: N818 - control flow inside the walker
+    """An error Go returns at once (custom UnmarshalJSON), ending the decode."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+_PARSER: Final = json.JSONDecoder(
+    object_pairs_hook=_Object,
+    parse_float=_Float,
+    parse_constant=lambda name: _reject_constant(name),
+)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
+_ZERO_TIME: Final = "0001-01-01T00:00:00Z"
+_NO_VALUE: Final = object()
+
+
+class _Exact:
+    """Walks a parsed document against the release line's structs, as Go would.
+
+    One walk yields both answers: errors are saved for the strict decode (unknown
+    fields included) and for the lenient one (unknown fields ignored); an enum or
+    time error aborts both, as a custom ``UnmarshalJSON`` error does in Go.
+    """
+
+    def __init__(self, line: ReleaseLine, *, go_json: str) -> None:
+        self.line = line
+        self.go_json = go_json
+        self.saved_strict: str | None = None
+        self.saved_lenient: str | None = None
+        self.unknown: list[str] = []
+        self.dropped: list[str] = []
+        self.top = ""
+        self.raw = b""
+        self.has_escapes = False
+
+    def run(self, raw: bytes, struct: str, *, context: Context) -> Decoded:
+        self.top = struct
+        self.raw = raw
+        self.has_escapes = b"\\" in raw
+        if len(raw) > MAX_DOCUMENT_BYTES:
+            message = f"document too large: {len(raw)} bytes (limit {MAX_DOCUMENT_BYTES})"
+            return Decoded(config=None, strict_error=message, lenient_error=message)
+        text = raw.decode("utf-8", "assetgate-go")
+        values, problem = _parse_values(text, raw, stream=context == "request")
+        target: dict[str, Any] = {}
+        abort: str | None = None
+        try:
+            for value in values:
+                self._into_struct(value, struct, target, path="", stack=[], owner=struct)
+                if self.saved_strict is not None and context == "request":
+                    break  # json.Decoder.Decode returns the error; later values stay unread
+        except _Abort as exc:
+            abort = exc.message
+        strict_error = abort if abort is not None else self.saved_strict
+        lenient_error = abort if abort is not None else self.saved_lenient
+        offset: int | None = None
+        if strict_error is None and problem is not None:
+            strict_error = "unexpected EOF" if problem.eof and context == "request" else problem.message
+            offset = None if problem.eof else problem.offset
+        if context == "request" and (problem is not None or len(values) != 1):
+            # the lenient fallback is json.Unmarshal of the whole body: one value only
+            single = _goscan.scan(raw)
+            if single is not None:
+                lenient_error = single.message
+        elif problem is not None:
+            lenient_error = problem.message
+        config = None
+        if lenient_error is None or strict_error is None:
+            config = msgspec.convert(target, struct_type(self.line, struct, strict=False))
+        return Decoded(
+            config=config,
+            strict_error=strict_error,
+            lenient_error=lenient_error,
+            syntax_offset=offset,
+            unknown_fields=tuple(self.unknown),
+            dropped_fields=tuple(self.dropped),
+            name=str(target.get("name") or target.get("durable_name") or ""),
+        )
+
+    # --- errors
+
+    def _save(self, message: str, *, unknown: bool = False) -> None:
+        if self.saved_strict is None:
+            self.saved_strict = message
+        if not unknown and self.saved_lenient is None:
+            self.saved_lenient = message
+
+    def _type_error(self, value: Any, go_type: str, where: _Where) -> None:
+        kind = _json_kind(value)
+        if kind == "number" and go_type in _GO_INT_NAMES:
+            kind = f"number {_raw_token(value)}"
+        if not where.fields:
+            self._save(f"json: cannot unmarshal {kind} into Go value of type {go_type}")
+            return
+        struct = self.top if self.go_json >= "1.25" else where.struct
+        field = ".".join(where.fields)
+        self._save(f"json: cannot unmarshal {kind} into Go struct field {struct}.{field} of type {go_type}")
+
+    # --- structs
+
+    def _into_struct(
+        self, value: Any, struct: str, target: dict[str, Any], *, path: str, stack: list[str], owner: str
+    ) -> None:
+        if value is None:
+            return
+        if not isinstance(value, _Object):
+            self._type_error(value, f"server.{struct}", _Where(owner, stack))
+            return
+        exact, folded, owners = _lookup(self.line, struct)
+        for key, item in value:
+            found = exact.get(key) or folded.get(_fold(key))
+            if found is None:
+                where = f"{path}.{key}" if path else key
+                self.unknown.append(where)
+                if not _is_json_zero(item):
+                    self.dropped.append(where)
+                self._save(f"json: unknown field {_goscan.go_quote(key)}", unknown=True)
+                continue
+            name, type_name = found
+            declared = owners[name]
+            embedded = [declared] if declared != struct and "1.24" <= self.go_json < "1.25" else []
+            here = _Where(struct, [*stack, *embedded, name])
+            decoded = self._value(item, type_name, target.get(name), f"{path}.{name}" if path else name, here)
+            if decoded is not _NO_VALUE:
+                target[name] = decoded
+
+    def _value(self, item: Any, type_name: str, current: Any, path: str, where: _Where) -> Any:
+        """Decode one field value; return the new value, or _NO_VALUE to keep the old one."""
+        if type_name.startswith("enum:"):
+            return self._enum(item, self.line.enums[type_name[5:]], where)
+        if type_name in {"time", "*time"}:
+            return self._time(item, type_name)
+        if item is None:
+            return None if type_name.startswith(("*", "[]")) or type_name == "map" else _NO_VALUE
+        if type_name in INT_BOUNDS:
+            return self._int(item, type_name, where)
+        if type_name == "string":
+            if isinstance(item, str) and not isinstance(item, _Float):
+                return _go_string(item)
+            self._type_error(item, "string", where)
+            return _NO_VALUE
+        if type_name == "bool":
+            if isinstance(item, bool):
+                return item
+            self._type_error(item, "bool", where)
+            return _NO_VALUE
+        if type_name == "map":
+            return self._map(item, where)
+        if type_name.startswith("[]"):
+            return self._slice(item, type_name, path, where)
+        struct = type_name.removeprefix("*")
+        target = dict(current) if isinstance(current, dict) else {}
+        self._into_struct(item, struct, target, path=path, stack=where.fields, owner=struct)
+        return target
+
+    def _int(self, item: Any, type_name: str, where: _Where) -> Any:
+        go_type = _go_type(type_name)
+        if isinstance(item, bool) or not isinstance(item, int | _Float):
+            self._type_error(item, go_type, where)
+            return _NO_VALUE
+        low, high = INT_BOUNDS[type_name]
+        if isinstance(item, _Float) or not low <= item <= high:
+            self._type_error(item, go_type, where)
+            return _NO_VALUE
+        return item
+
+    def _map(self, item: Any, where: _Where) -> Any:
+        if not isinstance(item, _Object):
+            self._type_error(item, "map[string]string", where)
+            return _NO_VALUE
+        out: dict[str, str] = {}
+        for key, value in item:
+            name = _go_string(key)
+            if isinstance(value, str) and not isinstance(value, _Float):
+                out[name] = _go_string(value)
+                continue
+            if value is not None:
+                fields = [*where.fields, key] if self.go_json >= "1.25" else where.fields
+                self._type_error(value, "string", _Where(where.struct, fields))
+            out[name] = ""
+        return out
+
+    def _slice(self, item: Any, type_name: str, path: str, where: _Where) -> Any:
+        if not isinstance(item, list) or isinstance(item, _Object):
+            self._type_error(item, _go_type(type_name), where)
+            return _NO_VALUE
+        element = type_name[2:]
+        out: list[Any] = []
+        for index, entry in enumerate(item):
+            if element in {"string", "duration"}:
+                decoded = self._value(entry, element, None, f"{path}[{index}]", where)
+                out.append(("" if element == "string" else 0) if decoded in (_NO_VALUE, None) else decoded)
+            elif entry is None:
+                out.append(None if element.startswith("*") else {})
+            else:
+                struct = element.removeprefix("*")
+                target: dict[str, Any] = {}
+                self._into_struct(entry, struct, target, path=f"{path}[{index}]", stack=where.fields, owner=struct)
+                out.append(target)
+        return out
+
+    def _enum(self, item: Any, enum: EnumSpec, where: _Where) -> Any:
+        token = _raw_token(item)
+        if enum.match == "string":
+            # the server first decodes the value into a Go string (escapes resolved)
+            if item is not None and (not isinstance(item, str) or isinstance(item, _Float)):
+                self._type_error(item, "string", where)
+                raise _Abort(self.saved_lenient or "")
+            text = "" if item is None else item
+            if text in enum.values:
+                return text
+            raise _Abort(enum.error.format(raw=_goscan.go_quote(token), token=token))
+        if isinstance(item, str) and not isinstance(item, _Float) and self._spelled_plainly(item):
+            value = item.lower() if enum.match == "lower" else item
+            if value in enum.values:
+                return value
+        raise _Abort(enum.error.format(raw=_goscan.go_quote(token), token=token))
+
+    def _spelled_plainly(self, value: str) -> bool:
+        """Whether an enum string appears unescaped: Go compares the raw token bytes."""
+        if not self.has_escapes:
+            return True
+        return ('"' + value + '"').encode() in self.raw
+
+    def _time(self, item: Any, type_name: str) -> Any:
+        if item is None:
+            return None if type_name == "*time" else _NO_VALUE
+        if not isinstance(item, str) or isinstance(item, _Float):
+            raise _Abort("Time.UnmarshalJSON: input is not a JSON string")
+        problem = _go_time_error(item)
+        if problem is not None:
+            raise _Abort(problem)
+        return item
+
+
+class _Where(NamedTuple):
+    """Go's error context: the struct being decoded and the field path to the value."""
+
+    struct: str
+    fields: list[str]
+
+
+def _lookup(
+    line: ReleaseLine, struct: str
+) -> tuple[dict[str, tuple[str, str]], dict[str, tuple[str, str]], dict[str, str]]:
+    """Exact and case-folded key maps (key -> (name, type)) and field owners, cached."""
+    key = (line.fingerprint, struct)
+    cached = _LOOKUPS.get(key)
+    if cached is None:
+        exact: dict[str, tuple[str, str]] = {}
+        folded: dict[str, tuple[str, str]] = {}
+        for name, type_name in flat_fields(line, struct).items():
+            exact[name] = (name, type_name)
+            folded.setdefault(_fold(name), (name, type_name))
+        cached = _LOOKUPS[key] = (exact, folded, _owners(line, struct))
+    return cached
+
+
+def _parse_values(text: str, raw: bytes, *, stream: bool) -> tuple[list[Any], _goscan.SyntaxProblem | None]:
+    """The JSON values in ``text`` up to the first syntax error, and that error."""
+    values: list[Any] = []
+    position = 0
+    end = len(text)
+    while True:
+        while position < end and text[position] in " \t\r\n":
+            position += 1
+        if position >= end:
+            if not values and not stream:
+                return values, _goscan.scan(raw)
+            return values, None
+        if values and not stream:
+            return values, _goscan.scan(raw)
+        try:
+            value, position = _raw_decode(text, position)
+        except ValueError:
+            return values, _goscan.scan(raw, stream=stream) or _goscan.SyntaxProblem(
+                "invalid JSON", position + 1
+            )
+        values.append(value)
+
+
+def _raw_decode(text: str, position: int) -> tuple[Any, int]:
+    try:
+        return _PARSER.raw_decode(text, position)
+    except RecursionError:
+        return _deep_raw_decode(text, position)
+
+
+def _deep_raw_decode(text: str, position: int) -> tuple[Any, int]:
+    """Parse a value nested deeper than the default recursion limit allows.
+
+    Go accepts up to 10,000 levels; the syntax scan has already refused anything
+    deeper. The parse runs in a thread with a large stack so that the raised
+    recursion limit is safe.
+    """
+    result: list[Any] = []
+    failure: list[BaseException] = []
+
+    def work() -> None:
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 4 * _goscan.MAX_DEPTH + 100))
+        try:
+            result.append(_PARSER.raw_decode(text, position))
+        except (ValueError, RecursionError) as exc:
+            failure.append(exc)
+
+    old = threading.stack_size()
+    threading.stack_size(512 * 1024 * 1024)
+    try:
+        thread = threading.Thread(target=work, name="assetgate-deep-json")
+        thread.start()
+        thread.join()
+    finally:
+        threading.stack_size(old)
+    if failure:
+        raise ValueError(str(failure[0]))
+    value, end = result[0]
+    return value, end
+
+
+_LOOKUPS: dict[
+    tuple[str, str], tuple[dict[str, tuple[str, str]], dict[str, tuple[str, str]], dict[str, str]]
+] = {}
+
+_GO_INT_NAMES: Final = frozenset({"int", "int32", "int64", "uint64", "time.Duration"})
+
+
+def _owners(line: ReleaseLine, struct: str) -> dict[str, str]:
+    """Field name -> the struct that declares it (embedded structs resolved)."""
+    spec = line.structs[struct]
+    owners: dict[str, str] = {}
+    for embedded in spec.embeds:
+        owners.update(dict.fromkeys(_owners(line, embedded), embedded))
+    for field in spec.fields:
+        owners[field.name] = struct
+    return owners
+
+
+def _go_type(type_name: str) -> str:
+    if type_name.startswith("[]"):
+        return "[]" + _go_type(type_name[2:])
+    if type_name.startswith("*"):
+        return "*" + _go_type(type_name[1:])
+    simple = {"duration": "time.Duration", "map": "map[string]string", "time": "time.Time"}
+    if type_name in simple:
+        return simple[type_name]
+    if type_name in INT_BOUNDS or type_name in {"string", "bool"}:
+        return type_name
+    return f"server.{type_name}"
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, _Float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, int):
+        return "number"
+    if isinstance(value, _Object):
+        return "object"
+    return "array"
+
+
+def _raw_token(item: Any) -> str:
+    """The raw JSON text of a value, as a Go UnmarshalJSON method receives it."""
+    if item is None:
+        return "null"
+    if isinstance(item, bool):
+        return "true" if item else "false"
+    if isinstance(item, _Float):
+        return str(item)
+    if isinstance(item, str):
+        return json.dumps(item, ensure_ascii=False)
+    if isinstance(item, int):
+        return str(item)
+    return json.dumps(_plain(item), ensure_ascii=False, separators=(",", ":"))
+
+
+def _plain(item: Any) -> Any:
+    if isinstance(item, _Object):
+        return {key: _plain(value) for key, value in item}
+    if isinstance(item, list):
+        return [_plain(value) for value in item]
+    if isinstance(item, _Float):
+        return float(item)
+    return item
+
+
+def _is_json_zero(item: Any) -> bool:
+    """Whether a value is a JSON zero (false, 0, "", null, [], {}, Go's zero time)."""
+    if item is None or item is False or item == 0 or item in ("", _ZERO_TIME):
+        return True
+    if isinstance(item, _Float):
+        return float(item) == 0
+    return isinstance(item, list) and len(item) == 0
+
+
+def _go_string(text: str) -> str:
+    """Lone surrogates (from ``\\ud800`` escapes) become U+FFFD, as in Go."""
+    if not any("\ud800" <= ch <= "\udfff" for ch in text):
+        return text
+    return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text)
+
+
+_FOLD: Final = str.maketrans({"\u017f": "S", "\u212a": "K"})
+
+
+def _fold(key: str) -> str:
+    """Go's key folding: ASCII letters upper-cased; long s and Kelvin sign fold to S, K."""
+    if key.isascii():
+        return key.upper()
+    return "".join(ch.upper() if ch.isascii() else ch for ch in key.translate(_FOLD))

@@ -1,0 +1,625 @@
+"""Load the level catalogue (``levels/*.toml``) and answer per-version questions.
+
+Each release file is a delta applied in order, like a database migration: the schema a
+server version knows is the fold of every file up to its release line. Loading checks
+``CHECKSUMS`` and the consistency of the whole fold and reports every problem at once.
+This module reads files only in :func:`load_catalogue`; everything else is pure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.resources
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Final, Literal
+
+import msgspec
+from packaging.version import Version
+
+from assetgate.errors import CatalogueError, UnknownServerVersion
+from assetgate.version import ServerVersion, parse_version
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+__all__ = [
+    "Catalogue",
+    "EnumSpec",
+    "ErrorSpec",
+    "FieldSpec",
+    "ReleaseLine",
+    "Rule",
+    "ServerProfile",
+    "StructSpec",
+    "Switches",
+    "VersionRange",
+    "load_catalogue",
+]
+
+OfflineGeneration = Literal["none", "gen1", "gen2"]
+RuleCondition = Literal["set", "positive", "equals"]
+EnumMatch = Literal["raw", "lower", "string"]
+GoJson = Literal["1.23", "1.24", "1.25"]
+
+_CHECKSUMS: Final = "CHECKSUMS"
+_SCALAR_TYPES: Final = frozenset(
+    {"string", "bool", "int", "int32", "int64", "uint64", "duration", "time", "*time"}
+)
+_COMPOSITE_TYPES: Final = frozenset({"[]string", "[]duration", "map"})
+_LINE_NAME: Final = re.compile(r"(\d+)\.(\d+)")
+
+
+# --- the shape of one release file -------------------------------------------------
+
+
+class _RangeSpec(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """One ``[[versions]]`` entry: switches that change from ``from`` on."""
+
+    first: str = msgspec.field(name="from")
+    api_level: int | None = None
+    strict_api_default: bool | None = None
+    strict_api_option: bool | None = None
+    offline: OfflineGeneration | None = None
+    required_level_header: bool | None = None
+    stamps_level: bool | None = None
+    go_json: GoJson | None = None
+
+
+class _StructDelta(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    add: dict[str, str] = msgspec.field(default_factory=dict)
+    remove: list[str] = msgspec.field(default_factory=list)
+    embeds: list[str] = msgspec.field(default_factory=list)
+
+
+class _EnumDelta(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    add: list[str] = msgspec.field(default_factory=list)
+    remove: list[str] = msgspec.field(default_factory=list)
+    error: str | None = None
+    match: EnumMatch | None = None
+
+
+class _RuleSpec(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    id: str
+    struct: str
+    field: str
+    when: RuleCondition
+    level: int
+    value: str | int | bool | None = None
+    note: str = ""
+
+
+class _ErrorDelta(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    code: int | None = None
+    err_code: int | None = None
+    description: str | None = None
+
+
+class _ReleaseFile(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    line: str
+    note: str = ""
+    versions: list[_RangeSpec]
+    structs: dict[str, _StructDelta] = msgspec.field(default_factory=dict)
+    enums: dict[str, _EnumDelta] = msgspec.field(default_factory=dict)
+    rules: list[_RuleSpec] = msgspec.field(default_factory=list)
+    errors: dict[str, _ErrorDelta] = msgspec.field(default_factory=dict)
+    offline: dict[str, dict[str, str]] = msgspec.field(default_factory=dict)
+
+
+# --- the resolved catalogue ---------------------------------------------------------
+
+
+class Switches(msgspec.Struct, frozen=True, kw_only=True):
+    """Behaviour of a range of patch releases.
+
+    Attributes:
+        api_level: ``JSApiLevel``; ``None`` for lines without versioning (2.10).
+        strict_api_default: API requests rejected on unknown fields by default.
+        strict_api_option: the ``jetstream { strict }`` option exists.
+        offline: which offline-reason wording the range uses (``none``: no offline
+            assets; unknown fields are dropped and levels never checked).
+        required_level_header: ``Nats-Required-Api-Level`` is enforced.
+        stamps_level: ``_nats.req.level`` is computed and overwritten on create/update.
+        go_json: the Go ``encoding/json`` generation the release was built with; from
+            1.24 type errors name embedded structs in the field path.
+    """
+
+    api_level: int | None
+    strict_api_default: bool
+    strict_api_option: bool
+    offline: OfflineGeneration
+    required_level_header: bool
+    stamps_level: bool
+    go_json: GoJson
+
+
+class VersionRange(msgspec.Struct, frozen=True, kw_only=True):
+    """Patch releases from ``first`` up to the next range, with their switches."""
+
+    first: str
+    switches: Switches
+
+
+class FieldSpec(msgspec.Struct, frozen=True, kw_only=True):
+    """A JSON field of a server struct, its Go type and the release that added it."""
+
+    name: str
+    type: str
+    since: str
+
+
+class StructSpec(msgspec.Struct, frozen=True, kw_only=True):
+    """A Go struct as the server's JSON decoder sees it (embedded fields flattened)."""
+
+    name: str
+    fields: tuple[FieldSpec, ...]
+    embeds: tuple[str, ...] = ()
+
+
+class EnumSpec(msgspec.Struct, frozen=True, kw_only=True):
+    """A Go enum with a custom ``UnmarshalJSON``: its values, first one the zero.
+
+    ``match`` is what the server compares with the values: the raw JSON token
+    (``raw``), the token lower-cased (``lower``) or the decoded string (``string``).
+    """
+
+    name: str
+    values: tuple[str, ...]
+    error: str
+    match: EnumMatch
+    since: dict[str, str]
+
+
+class Rule(msgspec.Struct, frozen=True, kw_only=True):
+    """One required-level fact: a feature of a config and the API level it needs."""
+
+    id: str
+    struct: str
+    field: str
+    when: RuleCondition
+    level: int
+    value: str | int | bool | None
+    note: str
+    since: str
+
+
+class ErrorSpec(msgspec.Struct, frozen=True, kw_only=True):
+    """An API error reply: HTTP-like code, JetStream error code, description template."""
+
+    code: int
+    err_code: int
+    description: str
+
+
+class ReleaseLine(msgspec.Struct, frozen=True, kw_only=True):
+    """Everything a release line knows: the fold of every file up to it."""
+
+    line: str
+    note: str
+    ranges: tuple[VersionRange, ...]
+    structs: dict[str, StructSpec]
+    enums: dict[str, EnumSpec]
+    rules: tuple[Rule, ...]
+    errors: dict[str, ErrorSpec]
+    offline: dict[str, dict[str, str]]
+    added_fields: tuple[str, ...]
+    added_values: tuple[str, ...]
+    fingerprint: str
+
+    @property
+    def first(self) -> str:
+        """The first release of the line."""
+        return self.ranges[0].first
+
+
+class ServerProfile(msgspec.Struct, frozen=True, kw_only=True):
+    """What one nats-server version knows and how it behaves."""
+
+    version: ServerVersion
+    line: ReleaseLine
+    switches: Switches
+
+    @property
+    def api_level(self) -> int | None:
+        """The server's ``JSApiLevel`` (``None`` before 2.11)."""
+        return self.switches.api_level
+
+
+class Catalogue(msgspec.Struct, frozen=True, kw_only=True):
+    """The loaded catalogue: release lines in order and a digest of the files."""
+
+    lines: tuple[ReleaseLine, ...]
+    digest: str
+    source: str
+
+    @property
+    def newest(self) -> ReleaseLine:
+        """The newest release line described."""
+        return self.lines[-1]
+
+    def release_line(self, name: str) -> ReleaseLine:
+        """The release line called ``name`` (``2.12``).
+
+        Raises:
+            UnknownServerVersion: no such line.
+        """
+        for line in self.lines:
+            if line.line == name:
+                return line
+        known = ", ".join(line.line for line in self.lines)
+        msg = f"unknown release line: {name!r} (known: {known})"
+        raise UnknownServerVersion(msg)
+
+    def server(self, version: str | ServerVersion) -> ServerProfile:
+        """The profile of a server version, e.g. ``catalogue.server("2.12.8")``.
+
+        A pre-release counts as its release, as in the server's ``versionAtLeast``.
+
+        Raises:
+            InvalidServerVersion: not a version string.
+            UnknownServerVersion: a release line the catalogue does not describe.
+        """
+        key = (self.digest, version if isinstance(version, str) else version.text)
+        cached = _PROFILES.get(key)
+        if cached is not None:
+            return cached
+        parsed = parse_version(version) if isinstance(version, str) else version
+        profile = self._profile(parsed)
+        _PROFILES[key] = profile
+        return profile
+
+    def _profile(self, version: ServerVersion) -> ServerProfile:
+        for line in self.lines:
+            if line.line == version.line:
+                chosen = line.ranges[0]
+                for rng in line.ranges:
+                    if Version(rng.first) <= version.release:
+                        chosen = rng
+                if version.release < Version(line.first):
+                    break
+                return ServerProfile(version=version, line=line, switches=chosen.switches)
+        msg = (
+            f"unknown server version: {version.text!r}: the catalogue describes "
+            f"release lines {self.lines[0].line} to {self.newest.line} "
+            f"(newest known line: {self.newest.line})"
+        )
+        raise UnknownServerVersion(msg)
+
+
+_PROFILES: dict[tuple[str, str], ServerProfile] = {}
+
+
+# --- loading --------------------------------------------------------------------------
+
+
+def load_catalogue(path: str | Path | None = None) -> Catalogue:
+    """Load and check the catalogue in ``path`` (default: the copy packaged with assetgate).
+
+    Raises:
+        CatalogueError: with every problem found (checksums, duplicate rules, rules
+            naming unknown fields, overlapping version ranges, ...).
+    """
+    if path is None:
+        return _load_packaged()
+    folder = Path(path)
+    files = {p.name: p.read_bytes() for p in folder.glob("*.toml")}
+    sums = folder / _CHECKSUMS
+    checksums = sums.read_text(encoding="utf-8") if sums.exists() else None
+    return build_catalogue(files, checksums, source=str(folder))
+
+
+_PACKAGED: list[Catalogue] = []
+
+
+def _load_packaged() -> Catalogue:
+    if _PACKAGED:
+        return _PACKAGED[0]
+    package = importlib.resources.files("assetgate")
+    candidates = [package / "_levels", Path(__file__).resolve().parent.parent / "levels"]
+    for folder in candidates:
+        if folder.is_dir():
+            files = {
+                entry.name: entry.read_bytes()
+                for entry in folder.iterdir()
+                if entry.name.endswith(".toml")
+            }
+            sums = folder / _CHECKSUMS
+            checksums = sums.read_text(encoding="utf-8") if sums.is_file() else None
+            catalogue = build_catalogue(files, checksums, source=str(folder))
+            _PACKAGED.append(catalogue)
+            return catalogue
+    msg = "the packaged level catalogue is missing (reinstall assetgate)"
+    raise CatalogueError([msg])
+
+
+def checksum_text(files: dict[str, bytes]) -> str:
+    """The ``CHECKSUMS`` file for ``files``: ``sha256  name`` lines sorted by name."""
+    return "".join(
+        f"{hashlib.sha256(data).hexdigest()}  {name}\n" for name, data in sorted(files.items())
+    )
+
+
+def build_catalogue(
+    files: dict[str, bytes], checksums: str | None, *, source: str = "<memory>"
+) -> Catalogue:
+    """Fold release files (name -> TOML bytes) into a checked :class:`Catalogue`."""
+    problems = _check_sums(files, checksums)
+    parsed: list[tuple[str, _ReleaseFile]] = []
+    for name, data in files.items():
+        try:
+            parsed.append((name, msgspec.toml.decode(data, type=_ReleaseFile)))
+        except msgspec.DecodeError as exc:
+            problems.append(f"{name}: {exc}")
+    folder = _Fold(problems)
+    running = hashlib.sha256()
+    for name, release in sorted(parsed, key=lambda item: _line_key(item[1].line)):
+        running.update(hashlib.sha256(files[name]).digest())
+        folder.apply(name, release, running.hexdigest())
+    folder.check_types()
+    if problems:
+        raise CatalogueError(problems)
+    digest = hashlib.sha256(checksum_text(files).encode()).hexdigest()
+    return Catalogue(lines=tuple(folder.lines), digest=digest, source=source)
+
+
+def _check_sums(files: dict[str, bytes], checksums: str | None) -> list[str]:
+    if checksums is None:
+        return [f"{_CHECKSUMS}: missing (write it with `assetgate levels --write-checksums`)"]
+    problems: list[str] = []
+    listed: dict[str, str] = {}
+    for number, raw in enumerate(checksums.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        digest, _, name = raw.partition("  ")
+        if not name or len(digest) != 64:  # noqa: PLR2004 - sha256 hex length
+            problems.append(f"{_CHECKSUMS}:{number}: malformed line {raw!r}")
+            continue
+        listed[name] = digest
+    for name, data in sorted(files.items()):
+        if name not in listed:
+            problems.append(f"{name}: not listed in {_CHECKSUMS}")
+        elif hashlib.sha256(data).hexdigest() != listed[name]:
+            problems.append(
+                f"{name}: checksum mismatch (the file was edited without updating {_CHECKSUMS})"
+            )
+    problems.extend(
+        f"{_CHECKSUMS}: lists {name!r}, which does not exist"
+        for name in sorted(set(listed) - set(files))
+    )
+    return problems
+
+
+def _line_key(line: str) -> tuple[int, int]:
+    match = _LINE_NAME.fullmatch(line)
+    return (int(match.group(1)), int(match.group(2))) if match else (1 << 30, 0)
+
+
+class _Fold:
+    """Applies release files in order and records every inconsistency."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        self.lines: list[ReleaseLine] = []
+        self.structs: dict[str, dict[str, FieldSpec]] = {}
+        self.embeds: dict[str, tuple[str, ...]] = {}
+        self.enums: dict[str, EnumSpec] = {}
+        self.rules: list[Rule] = []
+        self.errors: dict[str, ErrorSpec] = {}
+        self.offline: dict[str, dict[str, str]] = {}
+        self.switches: dict[str, object] = {}
+        self.last_first: Version | None = None
+
+    def apply(self, name: str, release: _ReleaseFile, fingerprint: str) -> None:
+        match = _LINE_NAME.fullmatch(release.line)
+        if match is None or name != f"{release.line}.toml":
+            self.problems.append(f"{name}: line {release.line!r} does not match the file name")
+            return
+        if self.lines and _line_key(release.line) <= _line_key(self.lines[-1].line):
+            self.problems.append(f"{name}: duplicate release line {release.line!r}")
+            return
+        since = release.versions[0].first if release.versions else release.line + ".0"
+        added_fields = self._structs(name, release, since)
+        added_values = self._enums(name, release, since)
+        self._errors(name, release)
+        self.offline.update(release.offline)
+        ranges = self._ranges(name, release)
+        self._rules(name, release, since, ranges)
+        self.lines.append(
+            ReleaseLine(
+                line=release.line,
+                note=release.note,
+                ranges=tuple(ranges),
+                structs={
+                    s: StructSpec(name=s, fields=tuple(f.values()), embeds=self.embeds.get(s, ()))
+                    for s, f in self.structs.items()
+                },
+                enums=dict(self.enums),
+                rules=tuple(self.rules),
+                errors=dict(self.errors),
+                offline={k: dict(v) for k, v in self.offline.items()},
+                added_fields=tuple(added_fields),
+                added_values=tuple(added_values),
+                fingerprint=fingerprint,
+            )
+        )
+
+    def _ranges(self, name: str, release: _ReleaseFile) -> list[VersionRange]:
+        ranges: list[VersionRange] = []
+        if not release.versions:
+            self.problems.append(f"{name}: no [[versions]] entry")
+        for spec in release.versions:
+            try:
+                first = parse_version(spec.first)
+            except ValueError:
+                self.problems.append(f"{name}: invalid version {spec.first!r}")
+                continue
+            if first.line != release.line:
+                self.problems.append(
+                    f"{name}: version {spec.first!r} is outside release line {release.line}"
+                )
+            if self.last_first is not None and first.release <= self.last_first:
+                self.problems.append(
+                    f"{name}: version range from {spec.first!r} overlaps an earlier range"
+                )
+            self.last_first = first.release
+            previous_level = self.switches.get("api_level")
+            for key in Switches.__struct_fields__:
+                value = getattr(spec, key)
+                if value is not None:
+                    self.switches[key] = value
+            missing = [k for k in Switches.__struct_fields__ if k not in self.switches]
+            if missing:
+                self.problems.append(f"{name}: switches never set: {', '.join(missing)}")
+                continue
+            level = self.switches["api_level"]
+            if isinstance(previous_level, int) and isinstance(level, int):
+                if level < previous_level:
+                    self.problems.append(f"{name}: api_level goes down at {spec.first!r}")
+            generation = self.switches["offline"]
+            if generation != "none" and generation not in self.offline:
+                self.problems.append(f"{name}: offline wording {generation!r} is not defined")
+            raw = dict(self.switches)
+            raw["api_level"] = None if raw["api_level"] == -1 else raw["api_level"]
+            switches = msgspec.convert(raw, Switches)
+            ranges.append(VersionRange(first=first.text, switches=switches))
+        return ranges
+
+    def _structs(self, name: str, release: _ReleaseFile, since: str) -> list[str]:
+        added: list[str] = []
+        for struct, delta in release.structs.items():
+            fields = self.structs.setdefault(struct, {})
+            if delta.embeds:
+                self.embeds[struct] = tuple(delta.embeds)
+            for field in delta.remove:
+                if fields.pop(field, None) is None:
+                    self.problems.append(f"{name}: cannot remove unknown field {struct}.{field}")
+            for field, type_name in delta.add.items():
+                if field in fields:
+                    self.problems.append(f"{name}: field {struct}.{field} already exists")
+                fields[field] = FieldSpec(name=field, type=type_name, since=since)
+                added.append(f"{struct}.{field}")
+        return added
+
+    def _enums(self, name: str, release: _ReleaseFile, since: str) -> list[str]:
+        added: list[str] = []
+        for enum, delta in release.enums.items():
+            old = self.enums.get(enum)
+            values = list(old.values) if old else []
+            since_map = dict(old.since) if old else {}
+            for value in delta.remove:
+                if value not in values:
+                    self.problems.append(f"{name}: cannot remove unknown value {enum}={value!r}")
+                else:
+                    values.remove(value)
+            for value in delta.add:
+                if value in values:
+                    self.problems.append(f"{name}: value {enum}={value!r} already exists")
+                else:
+                    values.append(value)
+                    since_map[value] = since
+                    added.append(f"{enum}={value}")
+            error = delta.error if delta.error is not None else (old.error if old else None)
+            if error is None:
+                self.problems.append(f"{name}: enum {enum!r} has no error text")
+                error = ""
+            match: EnumMatch = delta.match or (old.match if old else "raw")
+            self.enums[enum] = EnumSpec(
+                name=enum, values=tuple(values), error=error, match=match, since=since_map
+            )
+        return added
+
+    def _errors(self, name: str, release: _ReleaseFile) -> None:
+        for key, delta in release.errors.items():
+            old = self.errors.get(key)
+            code = delta.code if delta.code is not None else (old.code if old else None)
+            err_code = delta.err_code if delta.err_code is not None else (old.err_code if old else None)
+            text = delta.description if delta.description is not None else (old.description if old else None)
+            if code is None or err_code is None or text is None:
+                self.problems.append(f"{name}: error {key!r} needs code, err_code and description")
+                continue
+            self.errors[key] = ErrorSpec(code=code, err_code=err_code, description=text)
+
+    def _rules(
+        self, name: str, release: _ReleaseFile, since: str, ranges: list[VersionRange]
+    ) -> None:
+        known = {rule.id for rule in self.rules}
+        top = max((r.switches.api_level or 0 for r in ranges), default=0)
+        for spec in release.rules:
+            where = f"{name}: rule {spec.id!r}"
+            if spec.id in known:
+                self.problems.append(f"{where}: duplicate rule id")
+                continue
+            known.add(spec.id)
+            fields = self.structs.get(spec.struct)
+            if fields is None:
+                self.problems.append(f"{where}: unknown struct {spec.struct!r}")
+                continue
+            field = fields.get(spec.field)
+            if field is None:
+                self.problems.append(f"{where}: unknown field {spec.field!r}")
+                continue
+            if spec.when == "equals":
+                enum = self.enums.get(field.type.removeprefix("enum:"))
+                if spec.value is None:
+                    self.problems.append(f"{where}: 'equals' needs a value")
+                elif enum is not None and spec.value not in enum.values:
+                    self.problems.append(f"{where}: {spec.value!r} is not a value of {enum.name}")
+            if spec.level < 0 or spec.level > top:
+                self.problems.append(
+                    f"{where}: level {spec.level} is outside 0..{top} (the line's API level)"
+                )
+            self.rules.append(
+                Rule(
+                    id=spec.id,
+                    struct=spec.struct,
+                    field=spec.field,
+                    when=spec.when,
+                    level=spec.level,
+                    value=spec.value,
+                    note=spec.note,
+                    since=since,
+                )
+            )
+
+    def check_types(self) -> None:
+        for line in self.lines:
+            for struct in line.structs.values():
+                for embedded in struct.embeds:
+                    if embedded not in line.structs:
+                        self.problems.append(
+                            f"{line.line}: {struct.name} embeds unknown struct {embedded!r}"
+                        )
+                for field in struct.fields:
+                    problem = _type_problem(field.type, line)
+                    if problem:
+                        self.problems.append(
+                            f"{line.line}: {struct.name}.{field.name}: {problem}"
+                        )
+
+
+def _type_problem(type_name: str, line: ReleaseLine) -> str | None:
+    if type_name in _SCALAR_TYPES or type_name in _COMPOSITE_TYPES:
+        return None
+    if type_name.startswith("enum:"):
+        enum = type_name.removeprefix("enum:")
+        return None if enum in line.enums else f"unknown enum {enum!r}"
+    target = type_name.removeprefix("[]").removeprefix("*")
+    return None if target in line.structs else f"unknown type {type_name!r}"
+
+
+def describe(lines: Iterable[ReleaseLine]) -> list[dict[str, object]]:
+    """A plain-data summary of release lines, for ``assetgate levels``."""
+    return [
+        {
+            "line": line.line,
+            "note": line.note,
+            "ranges": [
+                {"from": rng.first, "api_level": rng.switches.api_level, "offline": rng.switches.offline}
+                for rng in line.ranges
+            ],
+            "added_fields": list(line.added_fields),
+            "added_values": list(line.added_values),
+            "rules": [r.id for r in line.rules if r.since == line.first],
+        }
+        for line in lines
+    ]

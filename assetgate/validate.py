@@ -1,0 +1,310 @@
+"""Would server X accept this create or update request, and what would it store?
+
+:func:`validate` decodes a stream or consumer config as the given nats-server version
+decodes an API request (strict or lenient, as that version is configured), checks the
+``Nats-Required-Api-Level`` header, computes the metadata the server stores and shows,
+and lists unknown and silently dropped fields. It answers in the server's own words.
+Semantic checks the server makes after decoding (``checkStreamCfg``: limits, subject
+syntax, mirror rules, ...) are out of scope.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+import msgspec
+import structlog
+
+from assetgate.decode import Decoded, decode
+from assetgate.levels import Catalogue, ServerProfile, load_catalogue
+from assetgate.metadata import (
+    created_metadata,
+    header_accepted,
+    min_server_version,
+    required_level,
+    response_metadata,
+    stored_metadata,
+)
+
+if TYPE_CHECKING:
+    from assetgate.version import ServerVersion
+
+__all__ = ["ApiError", "ServerInfo", "Validation", "validate"]
+
+AssetKind = Literal["stream", "consumer"]
+Operation = Literal["create", "update"]
+
+log = structlog.get_logger(__name__)
+
+# A consumer config travels inside CreateConsumerRequest {"stream_name", "config", ...}.
+_CONSUMER_PREFIX: Final = b'{"config":'
+
+
+class ServerInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """The server a validation speaks for."""
+
+    version: str
+    api_level: int | None
+    strict: bool
+
+
+class ApiError(msgspec.Struct, frozen=True, kw_only=True):
+    """An API error reply exactly as the server sends it."""
+
+    code: int
+    err_code: int
+    description: str
+
+
+class Validation(msgspec.Struct, frozen=True, kw_only=True):
+    """The answer of :func:`validate`; its JSON form is ``assetgate validate --format json``.
+
+    Attributes:
+        accepted: the server would accept the request.
+        error: the server's error reply when it would not.
+        unknown_fields: every field path the server does not know.
+        dropped_fields: unknown fields set to a non-zero value that a lenient server
+            accepts and silently loses.
+        stamped_metadata: the metadata the server stores (``None``: rejected, or none).
+        response_metadata: the metadata its reply shows (stored plus dynamic keys).
+        created_metadata: ADR-44's created-version keys assetgate records on create
+            and carries over on update (``None`` when turned off); the released server
+            never writes them.
+        required_level: the level the server computes with its own rules.
+        min_server_version: the earliest release that knows every field and value
+            used and meets the level rules; ``None`` when no known release does.
+    """
+
+    server: ServerInfo
+    kind: AssetKind
+    op: Operation
+    accepted: bool
+    error: ApiError | None
+    unknown_fields: tuple[str, ...]
+    dropped_fields: tuple[str, ...]
+    stamped_metadata: dict[str, str] | None
+    response_metadata: dict[str, str] | None
+    created_metadata: dict[str, str] | None
+    required_level: int
+    min_server_version: str | None
+
+    @property
+    def clean(self) -> bool:
+        """Accepted with nothing dropped (``assetgate validate`` exits 0)."""
+        return self.accepted and not self.dropped_fields
+
+
+def validate(
+    config: bytes | str | Mapping[str, Any],
+    *,
+    kind: AssetKind,
+    server: str | ServerVersion,
+    op: Operation = "create",
+    existing: bytes | str | Mapping[str, Any] | None = None,
+    strict: bool | None = None,
+    soft: bool = False,
+    api_level_header: str | None = None,
+    created_version: bool = True,
+    catalogue: Catalogue | None = None,
+) -> Validation:
+    """Predict the server's answer to a stream or consumer create/update request.
+
+    Args:
+        config: the config as JSON (bytes or str) or a mapping.
+        kind: ``"stream"`` or ``"consumer"``.
+        server: the nats-server version, e.g. ``"2.12.8"``.
+        op: ``"create"`` or ``"update"``.
+        existing: the stored config of an asset with that name, if one exists.
+        strict: the server's ``jetstream { strict }`` setting; ``None`` is its default.
+        soft: ADR-44's soft mode for embedded use: strict problems are logged as
+            warnings (one structlog event per unknown field) and the lenient result is
+            used; an explicit ``strict=True`` makes this call fatal even so.
+        api_level_header: a ``Nats-Required-Api-Level`` header value to simulate.
+        created_version: also report the created-version metadata.
+        catalogue: the level catalogue (default: the packaged one).
+
+    Raises:
+        InvalidServerVersion, UnknownServerVersion: ``server`` is not a known release.
+    """
+    cat = catalogue if catalogue is not None else load_catalogue()
+    profile = cat.server(server)
+    switches = profile.switches
+    is_strict = _effective_strict(profile, strict=strict, soft=soft)
+    decoded = _decode_request(config, kind, profile)
+    if soft and strict is None:
+        _log_soft(decoded, kind, profile)
+    info = ServerInfo(version=profile.version.text, api_level=switches.api_level, strict=is_strict)
+
+    error = _decode_error(decoded, profile, strict=is_strict)
+    if error is None and kind == "stream" and not header_accepted(api_level_header, profile):
+        error = _api_error(profile, "required_api_level")
+    config_value = decoded.config
+    raw = _as_bytes(config)
+    if error is not None or config_value is None:
+        error = error or _api_error(profile, "invalid_json")
+        return _rejected(info, kind, op, decoded, error, _min_version(raw, None, decoded, kind, profile, cat, 0))
+    if kind == "consumer":
+        config_value = config_value.config
+        if not header_accepted(api_level_header, profile):  # consumer create decodes first
+            error = _api_error(profile, "required_api_level")
+            minimum = _min_version(raw, None, decoded, kind, profile, cat, 0)
+            return _rejected(info, kind, op, decoded, error, minimum)
+
+    level = required_level(config_value, profile.line, kind)
+    previous = _decode_existing(existing, kind, profile) if existing is not None else None
+    previous_md = getattr(previous, "metadata", None) if previous is not None else None
+    if op == "create" and previous is not None:
+        if not _same_config(config_value, previous):
+            key = "stream_name_exist" if kind == "stream" else "consumer_exists"
+            minimum = _min_version(raw, config_value, decoded, kind, profile, cat, level)
+            return _rejected(info, kind, op, decoded, _api_error(profile, key), minimum)
+        stored = stored_metadata(
+            config_value.metadata, profile=profile, level=level, existing=previous_md, idempotent=True
+        )
+    else:
+        stored = stored_metadata(config_value.metadata, profile=profile, level=level)
+    dropped = () if is_strict else decoded.dropped_fields
+    return Validation(
+        server=info,
+        kind=kind,
+        op=op,
+        accepted=True,
+        error=None,
+        unknown_fields=decoded.unknown_fields,
+        dropped_fields=dropped,
+        stamped_metadata=stored,
+        response_metadata=response_metadata(stored, profile),
+        created_metadata=created_metadata(profile, previous_md, op=op) if created_version else None,
+        required_level=level,
+        min_server_version=_min_version(raw, config_value, decoded, kind, profile, cat, level),
+    )
+
+
+def _effective_strict(profile: ServerProfile, *, strict: bool | None, soft: bool) -> bool:
+    switches = profile.switches
+    if not switches.strict_api_option:
+        return False  # 2.10: no strict decoding at all
+    if strict is not None:
+        return strict
+    return False if soft else switches.strict_api_default
+
+
+def _as_bytes(config: bytes | str | Mapping[str, Any]) -> bytes:
+    if isinstance(config, bytes):
+        return config
+    if isinstance(config, str):
+        return config.encode("utf-8", "surrogatepass")
+    return msgspec.json.encode(config)
+
+
+def _decode_request(config: bytes | str | Mapping[str, Any], kind: AssetKind, profile: ServerProfile) -> Decoded:
+    raw = _as_bytes(config)
+    go_json = profile.switches.go_json
+    if kind == "stream":
+        struct = "StreamConfigRequest" if "StreamConfigRequest" in profile.line.structs else "StreamConfig"
+        return decode(raw, profile.line, struct, context="request", go_json=go_json)
+    body = _CONSUMER_PREFIX + (raw if raw.strip() else b"{}") + b"}"
+    decoded = decode(body, profile.line, "CreateConsumerRequest", context="request", go_json=go_json)
+    return msgspec.structs.replace(
+        decoded,
+        unknown_fields=tuple(path.removeprefix("config.") for path in decoded.unknown_fields),
+        dropped_fields=tuple(path.removeprefix("config.") for path in decoded.dropped_fields),
+        syntax_offset=None
+        if decoded.syntax_offset is None
+        else max(decoded.syntax_offset - len(_CONSUMER_PREFIX), 0),
+    )
+
+
+def _decode_existing(existing: bytes | str | Mapping[str, Any], kind: AssetKind, profile: ServerProfile) -> Any:
+    struct = "StreamConfig" if kind == "stream" else "ConsumerConfig"
+    decoded = decode(_as_bytes(existing), profile.line, struct, context="stored", go_json=profile.switches.go_json)
+    return decoded.config
+
+
+def _decode_error(decoded: Decoded, profile: ServerProfile, *, strict: bool) -> ApiError | None:
+    if strict or decoded.strict_error is None:
+        message = decoded.strict_error
+        if message is not None and decoded.syntax_offset is not None:
+            message = f"{message} at offset {decoded.syntax_offset}"
+    else:
+        message = decoded.lenient_error
+    if message is None:
+        return None
+    return _api_error(profile, "invalid_json", err=message)
+
+
+def _api_error(profile: ServerProfile, key: str, **values: str) -> ApiError:
+    spec = profile.line.errors[key]
+    return ApiError(code=spec.code, err_code=spec.err_code, description=spec.description.format(**values))
+
+
+def _rejected(
+    info: ServerInfo, kind: AssetKind, op: Operation, decoded: Decoded, error: ApiError, minimum: str | None
+) -> Validation:
+    return Validation(
+        server=info,
+        kind=kind,
+        op=op,
+        accepted=False,
+        error=error,
+        unknown_fields=decoded.unknown_fields,
+        dropped_fields=(),
+        stamped_metadata=None,
+        response_metadata=None,
+        created_metadata=None,
+        required_level=0,
+        min_server_version=minimum,
+    )
+
+
+def _same_config(request: Any, stored: Any) -> bool:
+    """Idempotent create: every field the request sets equals the stored value.
+
+    Fields the request leaves at their zero value are taken to match the stored
+    default (the server fills defaults before comparing); metadata is compared
+    after ``copyStreamMetadata`` semantics, i.e. not at all for versioning keys.
+    """
+    for name in request.__struct_fields__:
+        if name in {"metadata", "pedantic"}:
+            continue
+        value = getattr(request, name)
+        if value in (None, "", 0, False, []):
+            continue
+        if not hasattr(stored, name) or msgspec.to_builtins(getattr(stored, name)) != msgspec.to_builtins(value):
+            return False
+    return True
+
+
+def _min_version(
+    raw: bytes, value: Any | None, decoded: Decoded, kind: AssetKind, profile: ServerProfile, cat: Catalogue, level: int
+) -> str | None:
+    """The earliest release for the config. When the server's own line does not know
+    every field, the lines are tried from the oldest on: the first that knows them all
+    decides (``template_owner`` is known up to 2.12 only)."""
+    struct = "StreamConfig" if kind == "stream" else "ConsumerConfig"
+    if value is not None and not decoded.unknown_fields:
+        return min_server_version(value, profile.line, cat, struct=struct, level=level)
+    if kind == "consumer":
+        raw = _CONSUMER_PREFIX + raw + b"}"
+        struct = "CreateConsumerRequest"
+    for line in cat.lines:
+        other = decode(raw, line, struct, context="stored", go_json=line.ranges[-1].switches.go_json)
+        if other.config is not None and not other.unknown_fields:
+            config = other.config.config if kind == "consumer" else other.config
+            plain = "StreamConfig" if kind == "stream" else "ConsumerConfig"
+            return min_server_version(
+                config, line, cat, struct=plain, level=required_level(config, line, kind)
+            )
+    return None
+
+
+def _log_soft(decoded: Decoded, kind: AssetKind, profile: ServerProfile) -> None:
+    for path in decoded.unknown_fields:
+        log.warning(
+            "unknown_field_ignored",
+            asset=decoded.name,
+            kind=kind,
+            field=path,
+            server_version=profile.version.text,
+        )
