@@ -15,7 +15,12 @@ from assetgate.errors import (
     UnknownServerVersion,
 )
 from assetgate.levels import Catalogue, ServerProfile, load_catalogue
-from assetgate.metadata import go_atoi, header_accepted, required_level, supports_required_level
+from assetgate.metadata import (
+    go_atoi,
+    header_accepted,
+    required_level,
+    supports_required_level,
+)
 from assetgate.stamp import stamp
 from assetgate.subjects import SubjectIndex, find_overlaps, subjects_collide
 from assetgate.validate import ApiError, ServerInfo, Validation, validate

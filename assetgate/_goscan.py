@@ -25,7 +25,7 @@ _OBJ_VALUE: Final = 1
 _ARRAY: Final = 2
 
 
-class SyntaxProblem(Exception):  # noqa: N818 - a value carried out of the scanner, not raised to callers
+class SyntaxProblem(Exception):
     """A Go syntax error: message and byte offset (Go's ``SyntaxError.Offset``)."""
 
     def __init__(self, message: str, offset: int, *, eof: bool = False) -> None:
@@ -37,7 +37,7 @@ class SyntaxProblem(Exception):  # noqa: N818 - a value carried out of the scann
 
 
 def go_quote(text: str) -> str:
-    """Quote like Go's ``strconv.Quote`` (``%q``): escapes, non-printables as ``\\u``."""
+    r"""Quote like Go's ``strconv.Quote`` (``%q``): escapes, non-printables as ``\\u``."""
     out = ['"']
     for ch in text:
         code = ord(ch)
@@ -131,7 +131,7 @@ class _Scanner:
     def _eof(self) -> SyntaxProblem:
         return SyntaxProblem("unexpected end of JSON input", len(self.data), eof=True)
 
-    def _value(self, pos: int) -> int | SyntaxProblem:
+    def _value(self, pos: int) -> int | SyntaxProblem:  # noqa: PLR0915 - one loop, one state machine
         """Scan one value starting at ``pos`` (leading space allowed); return its end."""
         data = self.data
         stack: list[int] = []
@@ -161,7 +161,9 @@ class _Scanner:
                             pos = end
                             expect_value = False
                         else:
-                            return self._error(pos, "looking for beginning of object key string")
+                            return self._error(
+                                pos, "looking for beginning of object key string"
+                            )
                     elif data[pos] == ord("]"):
                         stack.pop()
                         pos += 1
@@ -192,7 +194,9 @@ class _Scanner:
                     if pos >= len(data):
                         return self._eof()
                     if data[pos] != ord('"'):
-                        return self._error(pos, "looking for beginning of object key string")
+                        return self._error(
+                            pos, "looking for beginning of object key string"
+                        )
                     end = self._string(pos)
                     if isinstance(end, SyntaxProblem):
                         return end
@@ -257,7 +261,9 @@ class _Scanner:
                         if pos >= len(data):
                             return self._eof()
                         if data[pos] not in _HEX:
-                            return self._error(pos, "in \\u hexadecimal character escape")
+                            return self._error(
+                                pos, "in \\u hexadecimal character escape"
+                            )
                 elif data[pos] not in _ESCAPES:
                     return self._error(pos, "in string escape code")
             elif byte < 0x20:  # noqa: PLR2004 - control characters

@@ -13,7 +13,9 @@ __all__ = ["configure_logging"]
 def configure_logging(*, json: bool) -> None:
     """Send structlog events to stderr, as JSON lines or readable console lines."""
     renderer: structlog.typing.Processor = (
-        structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer(colors=False)
+        structlog.processors.JSONRenderer()
+        if json
+        else structlog.dev.ConsoleRenderer(colors=False)
     )
     structlog.configure(
         processors=[

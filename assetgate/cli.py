@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 __all__ = ["ExitCode", "main"]
 
 MAX_INPUT_BYTES: Final = 64 * 1024 * 1024
+_LIST_INLINE: Final = 12  # longer lists (the baseline's) are summarised by count
 
 
 class ExitCode(enum.IntEnum):
@@ -44,7 +45,7 @@ class OutputFormat(enum.StrEnum):
     JSON = "json"
 
 
-class _Usage(Exception):  # noqa: N818 - internal signal for exit code 2
+class _Usage(Exception):
     """A usage problem: bad flags, unknown version, unreadable input."""
 
 
@@ -67,9 +68,17 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_EPILOG_MAIN,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"assetgate {__version__}")
-    parser.add_argument("--levels", metavar="DIR", help="use this level catalogue instead of the packaged one")
-    parser.add_argument("--log-json", action="store_true", help="write logs to stderr as JSON lines")
+    parser.add_argument(
+        "--version", action="version", version=f"assetgate {__version__}"
+    )
+    parser.add_argument(
+        "--levels",
+        metavar="DIR",
+        help="use this level catalogue instead of the packaged one",
+    )
+    parser.add_argument(
+        "--log-json", action="store_true", help="write logs to stderr as JSON lines"
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     val = sub.add_parser(
@@ -90,22 +99,58 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    val.add_argument("file", metavar="FILE", help="the config as JSON; - reads standard input")
+    val.add_argument(
+        "files",
+        metavar="FILE",
+        nargs="+",
+        help="config files as JSON (several: one report each); - reads standard input",
+    )
     val.add_argument("--kind", required=True, choices=["stream", "consumer"])
-    val.add_argument("--server", required=True, metavar="VERSION", help="nats-server version, e.g. 2.12.8")
+    val.add_argument(
+        "--server",
+        required=True,
+        metavar="VERSION",
+        help="nats-server version, e.g. 2.12.8",
+    )
     val.add_argument("--op", choices=["create", "update"], default="create")
-    val.add_argument("--existing", metavar="FILE", help="the stored config of an asset with that name")
+    val.add_argument(
+        "--existing",
+        metavar="FILE",
+        help="the stored config of an asset with that name",
+    )
     strictness = val.add_mutually_exclusive_group()
-    strictness.add_argument("--strict", dest="strict", action="store_true", default=None,
-                            help="the server runs with jetstream { strict: true }")
-    strictness.add_argument("--no-strict", dest="strict", action="store_false",
-                            help="the server runs with jetstream { strict: false }")
-    val.add_argument("--api-level-header", metavar="VALUE",
-                     help="simulate a Nats-Required-Api-Level request header")
-    val.add_argument("--no-created-version", action="store_true",
-                     help="leave out the created-version metadata")
-    val.add_argument("--format", type=OutputFormat, choices=list(OutputFormat), default=OutputFormat.TEXT)
-    val.add_argument("--output", metavar="FILE", help="write the report here instead of stdout")
+    strictness.add_argument(
+        "--strict",
+        dest="strict",
+        action="store_true",
+        default=None,
+        help="the server runs with jetstream { strict: true }",
+    )
+    strictness.add_argument(
+        "--no-strict",
+        dest="strict",
+        action="store_false",
+        help="the server runs with jetstream { strict: false }",
+    )
+    val.add_argument(
+        "--api-level-header",
+        metavar="VALUE",
+        help="simulate a Nats-Required-Api-Level request header",
+    )
+    val.add_argument(
+        "--no-created-version",
+        action="store_true",
+        help="leave out the created-version metadata",
+    )
+    val.add_argument(
+        "--format",
+        type=OutputFormat,
+        choices=list(OutputFormat),
+        default=OutputFormat.TEXT,
+    )
+    val.add_argument(
+        "--output", metavar="FILE", help="write the report here instead of stdout"
+    )
 
     lev = sub.add_parser(
         "levels",
@@ -114,11 +159,25 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="examples:\n  assetgate levels\n  assetgate levels --format json\n  assetgate levels --verify\n",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    lev.add_argument("--verify", action="store_true", help="check the catalogue; exit 0 if sound, 2 if not")
-    lev.add_argument("--write-checksums", action="store_true",
-                     help="rewrite CHECKSUMS for the --levels folder after editing a release file")
-    lev.add_argument("--format", type=OutputFormat, choices=list(OutputFormat), default=OutputFormat.TEXT)
-    lev.add_argument("--output", metavar="FILE", help="write the listing here instead of stdout")
+    lev.add_argument(
+        "--verify",
+        action="store_true",
+        help="check the catalogue; exit 0 if sound, 2 if not",
+    )
+    lev.add_argument(
+        "--write-checksums",
+        action="store_true",
+        help="rewrite CHECKSUMS for the --levels folder after editing a release file",
+    )
+    lev.add_argument(
+        "--format",
+        type=OutputFormat,
+        choices=list(OutputFormat),
+        default=OutputFormat.TEXT,
+    )
+    lev.add_argument(
+        "--output", metavar="FILE", help="write the listing here instead of stdout"
+    )
     return parser
 
 
@@ -175,24 +234,44 @@ def _write(args: argparse.Namespace, text: str) -> None:
 def _validate(args: argparse.Namespace) -> int:
     catalogue = _catalogue(args)
     catalogue.server(args.server)  # an unknown version is a usage error before reading
-    config = _read(args.file)
     existing = _read(args.existing) if args.existing else None
-    result = validate(
-        config,
-        kind=args.kind,
-        server=args.server,
-        op=args.op,
-        existing=existing,
-        strict=args.strict,
-        api_level_header=args.api_level_header,
-        created_version=not args.no_created_version,
-        catalogue=catalogue,
-    )
+    inputs = [
+        (path, _read(path)) for path in args.files
+    ]  # unreadable input: exit 2, nothing written
+    results: list[tuple[str, Validation]] = []
+    for path, config in inputs:
+        result = validate(
+            config,
+            kind=args.kind,
+            server=args.server,
+            op=args.op,
+            existing=existing,
+            strict=args.strict,
+            api_level_header=args.api_level_header,
+            created_version=not args.no_created_version,
+            catalogue=catalogue,
+        )
+        results.append((path, result))
     if args.format == OutputFormat.JSON:
-        _write(args, msgspec.json.format(msgspec.json.encode(result).decode(), indent=2) + "\n")
+        payload: object = (
+            results[0][1]
+            if len(results) == 1
+            else [
+                {"source": path, **msgspec.to_builtins(result)}
+                for path, result in results
+            ]
+        )
+        _write(
+            args,
+            msgspec.json.format(msgspec.json.encode(payload).decode(), indent=2) + "\n",
+        )
     else:
-        _write(args, render_validation(result, source=args.file))
-    return ExitCode.OK if result.clean else ExitCode.FINDINGS
+        _write(
+            args,
+            "".join(render_validation(result, source=path) for path, result in results),
+        )
+    clean = all(result.clean for _, result in results)
+    return ExitCode.OK if clean else ExitCode.FINDINGS
 
 
 def render_validation(result: Validation, *, source: str) -> str:
@@ -200,14 +279,22 @@ def render_validation(result: Validation, *, source: str) -> str:
     server = result.server
     level = "none" if server.api_level is None else str(server.api_level)
     mode = "strict" if server.strict else "lenient"
-    lines = [f"{source}: {result.kind} {result.op} on nats-server {server.version} (API level {level}, {mode})"]
+    lines = [
+        f"{source}: {result.kind} {result.op} on nats-server {server.version} (API level {level}, {mode})"
+    ]
     if result.accepted:
-        verdict = "accepted" if not result.dropped_fields else "accepted, fields silently dropped"
+        verdict = (
+            "accepted"
+            if not result.dropped_fields
+            else "accepted, fields silently dropped"
+        )
         lines.append(f"  verdict:          {verdict}")
     else:
         error = result.error
         assert error is not None  # noqa: S101 - a rejection always carries the reply
-        lines.append(f"  verdict:          rejected: {error.code}/{error.err_code} {error.description}")
+        lines.append(
+            f"  verdict:          rejected: {error.code}/{error.err_code} {error.description}"
+        )
     if result.unknown_fields:
         lines.append(f"  unknown fields:   {', '.join(result.unknown_fields)}")
     if result.dropped_fields:
@@ -218,7 +305,9 @@ def render_validation(result: Validation, *, source: str) -> str:
         lines.append(f"  reply metadata:   {_md(result.response_metadata)}")
         if result.created_metadata:
             lines.append(f"  created version:  {_md(result.created_metadata)}")
-    lines.append(f"  min server:       {result.min_server_version or 'no known release'}")
+    lines.append(
+        f"  min server:       {result.min_server_version or 'no known release'}"
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -241,12 +330,17 @@ def _levels(args: argparse.Namespace) -> int:
         return ExitCode.OK
     catalogue = _catalogue(args)
     if args.verify:
-        print(f"catalogue {catalogue.source}: {len(catalogue.lines)} release lines, digest {catalogue.digest}")
+        print(
+            f"catalogue {catalogue.source}: {len(catalogue.lines)} release lines, digest {catalogue.digest}"
+        )
         return ExitCode.OK
     summary = describe(catalogue.lines)
     if args.format == OutputFormat.JSON:
         payload = {"digest": catalogue.digest, "lines": summary}
-        _write(args, msgspec.json.format(msgspec.json.encode(payload).decode(), indent=2) + "\n")
+        _write(
+            args,
+            msgspec.json.format(msgspec.json.encode(payload).decode(), indent=2) + "\n",
+        )
         return ExitCode.OK
     out = [f"level catalogue {catalogue.source} (digest {catalogue.digest[:12]})", ""]
     for line in catalogue.lines:
@@ -258,9 +352,13 @@ def _levels(args: argparse.Namespace) -> int:
         out.append(f"{line.line}: {line.note}")
         out.append(f"  versions: {ranges}")
         if line.added_fields:
-            out.append(f"  fields:   {', '.join(line.added_fields) if len(line.added_fields) < 12 else f'{len(line.added_fields)} (baseline)'}")
+            out.append(
+                f"  fields:   {', '.join(line.added_fields) if len(line.added_fields) < _LIST_INLINE else f'{len(line.added_fields)} (baseline)'}"
+            )
         if line.added_values:
-            out.append(f"  values:   {', '.join(line.added_values) if len(line.added_values) < 12 else f'{len(line.added_values)} (baseline)'}")
+            out.append(
+                f"  values:   {', '.join(line.added_values) if len(line.added_values) < _LIST_INLINE else f'{len(line.added_values)} (baseline)'}"
+            )
         rules = [f"{r.id}->{r.level}" for r in line.rules if r.since == line.first]
         if rules:
             out.append(f"  rules:    {', '.join(rules)}")

@@ -39,7 +39,9 @@ __all__ = ["Context", "Decoded", "decode"]
 
 Context = Literal["request", "stored"]
 
-MAX_DOCUMENT_BYTES: Final = 64 * 1024 * 1024  # the server's max_payload is 1 MiB by default
+MAX_DOCUMENT_BYTES: Final = (
+    64 * 1024 * 1024
+)  # the server's max_payload is 1 MiB by default
 
 
 class Decoded(msgspec.Struct, frozen=True, kw_only=True):
@@ -69,7 +71,12 @@ class Decoded(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def decode(
-    data: bytes | str, line: ReleaseLine, struct: str, *, context: Context = "request", go_json: str = "1.24"
+    data: bytes | str,
+    line: ReleaseLine,
+    struct: str,
+    *,
+    context: Context = "request",
+    go_json: str = "1.24",
 ) -> Decoded:
     """Decode ``data`` into ``struct`` (``StreamConfigRequest``, ``ConsumerConfig``, ...).
 
@@ -142,7 +149,9 @@ def _post_checks_pass(value: Any, line: ReleaseLine, struct: str) -> bool:
         else:
             base = kind.removeprefix("[]").removeprefix("*")
             items = item if kind.startswith("[]") else [item]
-            if not all(sub is None or _post_checks_pass(sub, line, base) for sub in items):
+            if not all(
+                sub is None or _post_checks_pass(sub, line, base) for sub in items
+            ):
                 return False
     return True
 
@@ -173,7 +182,9 @@ def _go_time_error(text: str) -> str | None:
         date(year, month, day)
     except ValueError:
         return f"parsing time {quoted}: day out of range"
-    if match.group(8) != "Z" and (int(match.group(9)) >= 24 or int(match.group(10)) >= 60):  # noqa: PLR2004
+    if match.group(8) != "Z" and (
+        int(match.group(9)) >= 24 or int(match.group(10)) >= 60
+    ):  # noqa: PLR2004
         return f"parsing time {quoted}: time zone offset out of range"
     return None
 
@@ -223,7 +234,7 @@ class _Object(list[tuple[str, Any]]):
     __slots__ = ()
 
 
-class _Abort(Exception):  # noqa: N818 - control flow inside the walker
+class _Abort(Exception):
     """An error Go returns at once (custom UnmarshalJSON), ending the decode."""
 
     def __init__(self, message: str) -> None:
@@ -231,15 +242,15 @@ class _Abort(Exception):  # noqa: N818 - control flow inside the walker
         self.message = message
 
 
+def _reject_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
 _PARSER: Final = json.JSONDecoder(
     object_pairs_hook=_Object,
     parse_float=_Float,
-    parse_constant=lambda name: _reject_constant(name),
+    parse_constant=_reject_constant,
 )
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(name)
 
 
 _ZERO_TIME: Final = "0001-01-01T00:00:00Z"
@@ -270,7 +281,9 @@ class _Exact:
         self.raw = raw
         self.has_escapes = b"\\" in raw
         if len(raw) > MAX_DOCUMENT_BYTES:
-            message = f"document too large: {len(raw)} bytes (limit {MAX_DOCUMENT_BYTES})"
+            message = (
+                f"document too large: {len(raw)} bytes (limit {MAX_DOCUMENT_BYTES})"
+            )
             return Decoded(config=None, strict_error=message, lenient_error=message)
         text = raw.decode("utf-8", "assetgate-go")
         values, problem = _parse_values(text, raw, stream=context == "request")
@@ -278,7 +291,9 @@ class _Exact:
         abort: str | None = None
         try:
             for value in values:
-                self._into_struct(value, struct, target, path="", stack=[], owner=struct)
+                self._into_struct(
+                    value, struct, target, path="", stack=[], owner=struct
+                )
                 if self.saved_strict is not None and context == "request":
                     break  # json.Decoder.Decode returns the error; later values stay unread
         except _Abort as exc:
@@ -287,7 +302,11 @@ class _Exact:
         lenient_error = abort if abort is not None else self.saved_lenient
         offset: int | None = None
         if strict_error is None and problem is not None:
-            strict_error = "unexpected EOF" if problem.eof and context == "request" else problem.message
+            strict_error = (
+                "unexpected EOF"
+                if problem.eof and context == "request"
+                else problem.message
+            )
             offset = None if problem.eof else problem.offset
         if context == "request" and (problem is not None or len(values) != 1):
             # the lenient fallback is json.Unmarshal of the whole body: one value only
@@ -298,7 +317,9 @@ class _Exact:
             lenient_error = problem.message
         config = None
         if lenient_error is None or strict_error is None:
-            config = msgspec.convert(target, struct_type(self.line, struct, strict=False))
+            config = msgspec.convert(
+                target, struct_type(self.line, struct, strict=False)
+            )
         return Decoded(
             config=config,
             strict_error=strict_error,
@@ -326,12 +347,21 @@ class _Exact:
             return
         struct = self.top if self.go_json >= "1.25" else where.struct
         field = ".".join(where.fields)
-        self._save(f"json: cannot unmarshal {kind} into Go struct field {struct}.{field} of type {go_type}")
+        self._save(
+            f"json: cannot unmarshal {kind} into Go struct field {struct}.{field} of type {go_type}"
+        )
 
     # --- structs
 
     def _into_struct(
-        self, value: Any, struct: str, target: dict[str, Any], *, path: str, stack: list[str], owner: str
+        self,
+        value: Any,
+        struct: str,
+        target: dict[str, Any],
+        *,
+        path: str,
+        stack: list[str],
+        owner: str,
     ) -> None:
         if value is None:
             return
@@ -350,20 +380,36 @@ class _Exact:
                 continue
             name, type_name = found
             declared = owners[name]
-            embedded = [declared] if declared != struct and "1.24" <= self.go_json < "1.25" else []
+            embedded = (
+                [declared]
+                if declared != struct and "1.24" <= self.go_json < "1.25"
+                else []
+            )
             here = _Where(struct, [*stack, *embedded, name])
-            decoded = self._value(item, type_name, target.get(name), f"{path}.{name}" if path else name, here)
+            decoded = self._value(
+                item,
+                type_name,
+                target.get(name),
+                f"{path}.{name}" if path else name,
+                here,
+            )
             if decoded is not _NO_VALUE:
                 target[name] = decoded
 
-    def _value(self, item: Any, type_name: str, current: Any, path: str, where: _Where) -> Any:
+    def _value(
+        self, item: Any, type_name: str, current: Any, path: str, where: _Where
+    ) -> Any:
         """Decode one field value; return the new value, or _NO_VALUE to keep the old one."""
         if type_name.startswith("enum:"):
             return self._enum(item, self.line.enums[type_name[5:]], where)
         if type_name in {"time", "*time"}:
             return self._time(item, type_name)
         if item is None:
-            return None if type_name.startswith(("*", "[]")) or type_name == "map" else _NO_VALUE
+            return (
+                None
+                if type_name.startswith(("*", "[]")) or type_name == "map"
+                else _NO_VALUE
+            )
         if type_name in INT_BOUNDS:
             return self._int(item, type_name, where)
         if type_name == "string":
@@ -382,7 +428,9 @@ class _Exact:
             return self._slice(item, type_name, path, where)
         struct = type_name.removeprefix("*")
         target = dict(current) if isinstance(current, dict) else {}
-        self._into_struct(item, struct, target, path=path, stack=where.fields, owner=struct)
+        self._into_struct(
+            item, struct, target, path=path, stack=where.fields, owner=struct
+        )
         return target
 
     def _int(self, item: Any, type_name: str, where: _Where) -> Any:
@@ -407,7 +455,9 @@ class _Exact:
                 out[name] = _go_string(value)
                 continue
             if value is not None:
-                fields = [*where.fields, key] if self.go_json >= "1.25" else where.fields
+                fields = (
+                    [*where.fields, key] if self.go_json >= "1.25" else where.fields
+                )
                 self._type_error(value, "string", _Where(where.struct, fields))
             out[name] = ""
         return out
@@ -421,13 +471,24 @@ class _Exact:
         for index, entry in enumerate(item):
             if element in {"string", "duration"}:
                 decoded = self._value(entry, element, None, f"{path}[{index}]", where)
-                out.append(("" if element == "string" else 0) if decoded in (_NO_VALUE, None) else decoded)
+                out.append(
+                    ("" if element == "string" else 0)
+                    if decoded in (_NO_VALUE, None)
+                    else decoded
+                )
             elif entry is None:
                 out.append(None if element.startswith("*") else {})
             else:
                 struct = element.removeprefix("*")
                 target: dict[str, Any] = {}
-                self._into_struct(entry, struct, target, path=f"{path}[{index}]", stack=where.fields, owner=struct)
+                self._into_struct(
+                    entry,
+                    struct,
+                    target,
+                    path=f"{path}[{index}]",
+                    stack=where.fields,
+                    owner=struct,
+                )
                 out.append(target)
         return out
 
@@ -435,14 +496,20 @@ class _Exact:
         token = _raw_token(item)
         if enum.match == "string":
             # the server first decodes the value into a Go string (escapes resolved)
-            if item is not None and (not isinstance(item, str) or isinstance(item, _Float)):
+            if item is not None and (
+                not isinstance(item, str) or isinstance(item, _Float)
+            ):
                 self._type_error(item, "string", where)
                 raise _Abort(self.saved_lenient or "")
             text = "" if item is None else item
             if text in enum.values:
                 return text
             raise _Abort(enum.error.format(raw=_goscan.go_quote(token), token=token))
-        if isinstance(item, str) and not isinstance(item, _Float) and self._spelled_plainly(item):
+        if (
+            isinstance(item, str)
+            and not isinstance(item, _Float)
+            and self._spelled_plainly(item)
+        ):
             value = item.lower() if enum.match == "lower" else item
             if value in enum.values:
                 return value
@@ -488,7 +555,9 @@ def _lookup(
     return cached
 
 
-def _parse_values(text: str, raw: bytes, *, stream: bool) -> tuple[list[Any], _goscan.SyntaxProblem | None]:
+def _parse_values(
+    text: str, raw: bytes, *, stream: bool
+) -> tuple[list[Any], _goscan.SyntaxProblem | None]:
     """The JSON values in ``text`` up to the first syntax error, and that error."""
     values: list[Any] = []
     position = 0
@@ -551,7 +620,8 @@ def _deep_raw_decode(text: str, position: int) -> tuple[Any, int]:
 
 
 _LOOKUPS: dict[
-    tuple[str, str], tuple[dict[str, tuple[str, str]], dict[str, tuple[str, str]], dict[str, str]]
+    tuple[str, str],
+    tuple[dict[str, tuple[str, str]], dict[str, tuple[str, str]], dict[str, str]],
 ] = {}
 
 _GO_INT_NAMES: Final = frozenset({"int", "int32", "int64", "uint64", "time.Duration"})
@@ -573,7 +643,11 @@ def _go_type(type_name: str) -> str:
         return "[]" + _go_type(type_name[2:])
     if type_name.startswith("*"):
         return "*" + _go_type(type_name[1:])
-    simple = {"duration": "time.Duration", "map": "map[string]string", "time": "time.Time"}
+    simple = {
+        "duration": "time.Duration",
+        "map": "map[string]string",
+        "time": "time.Time",
+    }
     if type_name in simple:
         return simple[type_name]
     if type_name in INT_BOUNDS or type_name in {"string", "bool"}:
@@ -632,7 +706,7 @@ def _is_json_zero(item: Any) -> bool:
 
 
 def _go_string(text: str) -> str:
-    """Lone surrogates (from ``\\ud800`` escapes) become U+FFFD, as in Go."""
+    r"""Lone surrogates (from ``\\ud800`` escapes) become U+FFFD, as in Go."""
     if not any("\ud800" <= ch <= "\udfff" for ch in text):
         return text
     return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text)

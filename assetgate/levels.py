@@ -277,7 +277,9 @@ class Catalogue(msgspec.Struct, frozen=True, kw_only=True):
                         chosen = rng
                 if version.release < Version(line.first):
                     break
-                return ServerProfile(version=version, line=line, switches=chosen.switches)
+                return ServerProfile(
+                    version=version, line=line, switches=chosen.switches
+                )
         msg = (
             f"unknown server version: {version.text!r}: the catalogue describes "
             f"release lines {self.lines[0].line} to {self.newest.line} "
@@ -315,7 +317,10 @@ def _load_packaged() -> Catalogue:
     if _PACKAGED:
         return _PACKAGED[0]
     package = importlib.resources.files("assetgate")
-    candidates = [package / "_levels", Path(__file__).resolve().parent.parent / "levels"]
+    candidates = [
+        package / "_levels",
+        Path(__file__).resolve().parent.parent / "levels",
+    ]
     for folder in candidates:
         if folder.is_dir():
             files = {
@@ -335,7 +340,8 @@ def _load_packaged() -> Catalogue:
 def checksum_text(files: dict[str, bytes]) -> str:
     """The ``CHECKSUMS`` file for ``files``: ``sha256  name`` lines sorted by name."""
     return "".join(
-        f"{hashlib.sha256(data).hexdigest()}  {name}\n" for name, data in sorted(files.items())
+        f"{hashlib.sha256(data).hexdigest()}  {name}\n"
+        for name, data in sorted(files.items())
     )
 
 
@@ -364,7 +370,9 @@ def build_catalogue(
 
 def _check_sums(files: dict[str, bytes], checksums: str | None) -> list[str]:
     if checksums is None:
-        return [f"{_CHECKSUMS}: missing (write it with `assetgate levels --write-checksums`)"]
+        return [
+            f"{_CHECKSUMS}: missing (write it with `assetgate levels --write-checksums`)"
+        ]
     problems: list[str] = []
     listed: dict[str, str] = {}
     for number, raw in enumerate(checksums.splitlines(), start=1):
@@ -412,7 +420,9 @@ class _Fold:
     def apply(self, name: str, release: _ReleaseFile, fingerprint: str) -> None:
         match = _LINE_NAME.fullmatch(release.line)
         if match is None or name != f"{release.line}.toml":
-            self.problems.append(f"{name}: line {release.line!r} does not match the file name")
+            self.problems.append(
+                f"{name}: line {release.line!r} does not match the file name"
+            )
             return
         if self.lines and _line_key(release.line) <= _line_key(self.lines[-1].line):
             self.problems.append(f"{name}: duplicate release line {release.line!r}")
@@ -430,7 +440,9 @@ class _Fold:
                 note=release.note,
                 ranges=tuple(ranges),
                 structs={
-                    s: StructSpec(name=s, fields=tuple(f.values()), embeds=self.embeds.get(s, ()))
+                    s: StructSpec(
+                        name=s, fields=tuple(f.values()), embeds=self.embeds.get(s, ())
+                    )
                     for s, f in self.structs.items()
                 },
                 enums=dict(self.enums),
@@ -469,15 +481,22 @@ class _Fold:
                     self.switches[key] = value
             missing = [k for k in Switches.__struct_fields__ if k not in self.switches]
             if missing:
-                self.problems.append(f"{name}: switches never set: {', '.join(missing)}")
+                self.problems.append(
+                    f"{name}: switches never set: {', '.join(missing)}"
+                )
                 continue
             level = self.switches["api_level"]
-            if isinstance(previous_level, int) and isinstance(level, int):
-                if level < previous_level:
-                    self.problems.append(f"{name}: api_level goes down at {spec.first!r}")
+            if (
+                isinstance(previous_level, int)
+                and isinstance(level, int)
+                and level < previous_level
+            ):
+                self.problems.append(f"{name}: api_level goes down at {spec.first!r}")
             generation = self.switches["offline"]
             if generation != "none" and generation not in self.offline:
-                self.problems.append(f"{name}: offline wording {generation!r} is not defined")
+                self.problems.append(
+                    f"{name}: offline wording {generation!r} is not defined"
+                )
             raw = dict(self.switches)
             raw["api_level"] = None if raw["api_level"] == -1 else raw["api_level"]
             switches = msgspec.convert(raw, Switches)
@@ -492,10 +511,14 @@ class _Fold:
                 self.embeds[struct] = tuple(delta.embeds)
             for field in delta.remove:
                 if fields.pop(field, None) is None:
-                    self.problems.append(f"{name}: cannot remove unknown field {struct}.{field}")
+                    self.problems.append(
+                        f"{name}: cannot remove unknown field {struct}.{field}"
+                    )
             for field, type_name in delta.add.items():
                 if field in fields:
-                    self.problems.append(f"{name}: field {struct}.{field} already exists")
+                    self.problems.append(
+                        f"{name}: field {struct}.{field} already exists"
+                    )
                 fields[field] = FieldSpec(name=field, type=type_name, since=since)
                 added.append(f"{struct}.{field}")
         return added
@@ -508,23 +531,33 @@ class _Fold:
             since_map = dict(old.since) if old else {}
             for value in delta.remove:
                 if value not in values:
-                    self.problems.append(f"{name}: cannot remove unknown value {enum}={value!r}")
+                    self.problems.append(
+                        f"{name}: cannot remove unknown value {enum}={value!r}"
+                    )
                 else:
                     values.remove(value)
             for value in delta.add:
                 if value in values:
-                    self.problems.append(f"{name}: value {enum}={value!r} already exists")
+                    self.problems.append(
+                        f"{name}: value {enum}={value!r} already exists"
+                    )
                 else:
                     values.append(value)
                     since_map[value] = since
                     added.append(f"{enum}={value}")
-            error = delta.error if delta.error is not None else (old.error if old else None)
+            error = (
+                delta.error if delta.error is not None else (old.error if old else None)
+            )
             if error is None:
                 self.problems.append(f"{name}: enum {enum!r} has no error text")
                 error = ""
             match: EnumMatch = delta.match or (old.match if old else "raw")
             self.enums[enum] = EnumSpec(
-                name=enum, values=tuple(values), error=error, match=match, since=since_map
+                name=enum,
+                values=tuple(values),
+                error=error,
+                match=match,
+                since=since_map,
             )
         return added
 
@@ -532,10 +565,20 @@ class _Fold:
         for key, delta in release.errors.items():
             old = self.errors.get(key)
             code = delta.code if delta.code is not None else (old.code if old else None)
-            err_code = delta.err_code if delta.err_code is not None else (old.err_code if old else None)
-            text = delta.description if delta.description is not None else (old.description if old else None)
+            err_code = (
+                delta.err_code
+                if delta.err_code is not None
+                else (old.err_code if old else None)
+            )
+            text = (
+                delta.description
+                if delta.description is not None
+                else (old.description if old else None)
+            )
             if code is None or err_code is None or text is None:
-                self.problems.append(f"{name}: error {key!r} needs code, err_code and description")
+                self.problems.append(
+                    f"{name}: error {key!r} needs code, err_code and description"
+                )
                 continue
             self.errors[key] = ErrorSpec(code=code, err_code=err_code, description=text)
 
@@ -563,7 +606,9 @@ class _Fold:
                 if spec.value is None:
                     self.problems.append(f"{where}: 'equals' needs a value")
                 elif enum is not None and spec.value not in enum.values:
-                    self.problems.append(f"{where}: {spec.value!r} is not a value of {enum.name}")
+                    self.problems.append(
+                        f"{where}: {spec.value!r} is not a value of {enum.name}"
+                    )
             if spec.level < 0 or spec.level > top:
                 self.problems.append(
                     f"{where}: level {spec.level} is outside 0..{top} (the line's API level)"
@@ -614,7 +659,11 @@ def describe(lines: Iterable[ReleaseLine]) -> list[dict[str, object]]:
             "line": line.line,
             "note": line.note,
             "ranges": [
-                {"from": rng.first, "api_level": rng.switches.api_level, "offline": rng.switches.offline}
+                {
+                    "from": rng.first,
+                    "api_level": rng.switches.api_level,
+                    "offline": rng.switches.offline,
+                }
                 for rng in line.ranges
             ],
             "added_fields": list(line.added_fields),

@@ -80,7 +80,9 @@ def header_accepted(value: str | None, profile: ServerProfile) -> bool:
 
 # --- required level ----------------------------------------------------------------------
 
-_COMPILED: dict[tuple[str, str], tuple[tuple[str, Callable[[Any], bool], int], ...]] = {}
+_COMPILED: dict[
+    tuple[str, str], tuple[tuple[str, Callable[[Any], bool], int], ...]
+] = {}
 
 
 def _is_set(value: Any) -> bool:
@@ -106,7 +108,9 @@ def _compile(rule: Rule, line: ReleaseLine) -> Callable[[Any], bool]:
     return _is_set
 
 
-def _rules_for(line: ReleaseLine, kind: str) -> tuple[tuple[str, Callable[[Any], bool], int], ...]:
+def _rules_for(
+    line: ReleaseLine, kind: str
+) -> tuple[tuple[str, Callable[[Any], bool], int], ...]:
     key = (line.fingerprint, kind)
     compiled = _COMPILED.get(key)
     if compiled is None:
@@ -155,7 +159,9 @@ def stored_metadata(
     return out
 
 
-def response_metadata(stored: Mapping[str, str] | None, profile: ServerProfile) -> dict[str, str] | None:
+def response_metadata(
+    stored: Mapping[str, str] | None, profile: ServerProfile
+) -> dict[str, str] | None:
     """The metadata a create/update/info response shows: stored keys plus dynamic ones."""
     if not profile.switches.stamps_level:
         return dict(stored) if stored else None
@@ -195,7 +201,7 @@ def _plan(line: ReleaseLine, struct: str) -> _Plan:
     if plan is not None:
         return plan
     _PLANS[key] = ()  # guards recursive structs while building
-    baseline = line.ranges[0].first if False else _BASELINE  # noqa: SIM222
+    baseline = _BASELINE
     entries: list[tuple[str, str, dict[str, str] | None, str | None]] = []
     specs = {f.name: f for f in line.structs[struct].fields}
     for embedded in line.structs[struct].embeds:
@@ -207,7 +213,9 @@ def _plan(line: ReleaseLine, struct: str) -> _Plan:
         if field.type.startswith("enum:"):
             enum = line.enums[field.type.removeprefix("enum:")]
             # the zero value (and "" where accepted) is what an absent key decodes to
-            late = {v: s for v, s in enum.since.items() if v not in {enum.values[0], ""}}
+            late = {
+                v: s for v, s in enum.since.items() if v not in {enum.values[0], ""}
+            }
             enum_since = late or None
             if since and not enum_since:
                 enum_since = {}
@@ -224,10 +232,13 @@ def _plan(line: ReleaseLine, struct: str) -> _Plan:
 _BASELINE: Final = "2.10.0"
 
 
-def min_server_version(config: Any, line: ReleaseLine, catalogue: Catalogue, *, struct: str, level: int) -> str:
-    """The earliest release that knows every field and value ``config`` uses and
-    meets ``level`` (e.g. a ``prioritized`` consumer needs 2.12.0 though stamped 1;
-    a stream source with ``consumer`` needs 2.14.0 though stamped 0).
+def min_server_version(
+    config: Any, line: ReleaseLine, catalogue: Catalogue, *, struct: str, level: int
+) -> str:
+    """The earliest release that knows every field and value of ``config`` and meets ``level``.
+
+    For example a ``prioritized`` consumer needs 2.12.0 though stamped 1, and a stream
+    source with ``consumer`` needs 2.14.0 though stamped 0.
 
     ``config`` is decoded with ``line``'s model and ``level`` computed by its rules.
     """
@@ -242,13 +253,16 @@ def min_server_version(config: Any, line: ReleaseLine, catalogue: Catalogue, *, 
 def _walk(value: Any, line: ReleaseLine, struct: str, best: str) -> str:
     for name, since, enum_since, nested in _plan(line, struct):
         item = getattr(value, name)
-        if item is None or item is False or item == 0 or item == "" or item == []:  # noqa: PLC1901
+        if item is None or item is False or item in (0, "", []):
             continue
         if enum_since is not None:
             value_since = enum_since.get(item)
             if value_since is None:
                 continue  # the zero value: the field is not in use
-            best = _later(best, max(since, value_since, key=_release_key) if since else value_since)
+            best = _later(
+                best,
+                max(since, value_since, key=_release_key) if since else value_since,
+            )
         elif since:
             best = _later(best, since)
         if nested is not None:

@@ -76,7 +76,9 @@ def struct_type(line: ReleaseLine, struct: str, *, strict: bool = True) -> type[
     return kind
 
 
-def _build(line: ReleaseLine, struct: str, *, strict: bool, seen: dict[str, type[Any]]) -> type[Any]:
+def _build(
+    line: ReleaseLine, struct: str, *, strict: bool, seen: dict[str, type[Any]]
+) -> type[Any]:
     if struct in seen:
         return seen[struct]
     fields: list[tuple[str, Any, Any]] = []
@@ -102,7 +104,11 @@ def _annotation(
     if type_name in INT_BOUNDS:
         low, high = INT_BOUNDS[type_name]
         # msgspec cannot bound above int64; uint64 overflow is checked after decoding.
-        meta = msgspec.Meta(ge=low) if type_name == "uint64" else msgspec.Meta(ge=low, le=high)
+        meta = (
+            msgspec.Meta(ge=low)
+            if type_name == "uint64"
+            else msgspec.Meta(ge=low, le=high)
+        )
         return Annotated[int, meta], 0
     simple: dict[str, tuple[Any, Any]] = {
         "string": (str, ""),
@@ -110,14 +116,17 @@ def _annotation(
         "time": (str, "0001-01-01T00:00:00Z"),
         "*time": (str | None, None),
         "[]string": (list[str] | None, None),
-        "[]duration": (list[Annotated[int, msgspec.Meta(ge=-(1 << 63), le=(1 << 63) - 1)]] | None, None),
+        "[]duration": (
+            list[Annotated[int, msgspec.Meta(ge=-(1 << 63), le=(1 << 63) - 1)]] | None,
+            None,
+        ),
         "map": (dict[str, str] | None, None),
     }
     if type_name in simple:
         return simple[type_name]
     if type_name.startswith("enum:"):
         enum = line.enums[type_name.removeprefix("enum:")]
-        return Literal[enum.values], enum.values[0]  # type: ignore[valid-type]  # runtime Literal
+        return Literal[enum.values], enum.values[0]
     if type_name.startswith("[]*"):
         inner = _build(line, type_name[3:], strict=strict, seen=seen)
         return list[inner | None] | None, None  # type: ignore[valid-type]  # generated type

@@ -10,7 +10,6 @@ syntax, mirror rules, ...) are out of scope.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 import msgspec
@@ -28,6 +27,8 @@ from assetgate.metadata import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from assetgate.version import ServerVersion
 
 __all__ = ["ApiError", "ServerInfo", "Validation", "validate"]
@@ -134,33 +135,62 @@ def validate(
     decoded = _decode_request(config, kind, profile)
     if soft and strict is None:
         _log_soft(decoded, kind, profile)
-    info = ServerInfo(version=profile.version.text, api_level=switches.api_level, strict=is_strict)
+    info = ServerInfo(
+        version=profile.version.text, api_level=switches.api_level, strict=is_strict
+    )
 
     error = _decode_error(decoded, profile, strict=is_strict)
-    if error is None and kind == "stream" and not header_accepted(api_level_header, profile):
+    if (
+        error is None
+        and kind == "stream"
+        and not header_accepted(api_level_header, profile)
+    ):
         error = _api_error(profile, "required_api_level")
     config_value = decoded.config
     raw = _as_bytes(config)
     if error is not None or config_value is None:
         error = error or _api_error(profile, "invalid_json")
-        return _rejected(info, kind, op, decoded, error, _min_version(raw, None, decoded, kind, profile, cat, 0))
+        minimum = _min_version(
+            raw, None, decoded, kind=kind, profile=profile, cat=cat, level=0
+        )
+        return _rejected(info, decoded, error, minimum, kind=kind, op=op)
     if kind == "consumer":
         config_value = config_value.config
-        if not header_accepted(api_level_header, profile):  # consumer create decodes first
+        if not header_accepted(
+            api_level_header, profile
+        ):  # consumer create decodes first
             error = _api_error(profile, "required_api_level")
-            minimum = _min_version(raw, None, decoded, kind, profile, cat, 0)
-            return _rejected(info, kind, op, decoded, error, minimum)
+            minimum = _min_version(
+                raw, None, decoded, kind=kind, profile=profile, cat=cat, level=0
+            )
+            return _rejected(info, decoded, error, minimum, kind=kind, op=op)
 
     level = required_level(config_value, profile.line, kind)
-    previous = _decode_existing(existing, kind, profile) if existing is not None else None
+    previous = (
+        _decode_existing(existing, kind, profile) if existing is not None else None
+    )
     previous_md = getattr(previous, "metadata", None) if previous is not None else None
     if op == "create" and previous is not None:
         if not _same_config(config_value, previous):
             key = "stream_name_exist" if kind == "stream" else "consumer_exists"
-            minimum = _min_version(raw, config_value, decoded, kind, profile, cat, level)
-            return _rejected(info, kind, op, decoded, _api_error(profile, key), minimum)
+            minimum = _min_version(
+                raw,
+                config_value,
+                decoded,
+                kind=kind,
+                profile=profile,
+                cat=cat,
+                level=level,
+            )
+            return _rejected(
+                info, decoded, _api_error(profile, key), minimum, kind=kind, op=op
+            )
         stored = stored_metadata(
-            config_value.metadata, profile=profile, level=level, existing=previous_md, idempotent=True
+            config_value.metadata,
+            profile=profile,
+            level=level,
+            existing=previous_md,
+            idempotent=True,
         )
     else:
         stored = stored_metadata(config_value.metadata, profile=profile, level=level)
@@ -175,13 +205,19 @@ def validate(
         dropped_fields=dropped,
         stamped_metadata=stored,
         response_metadata=response_metadata(stored, profile),
-        created_metadata=created_metadata(profile, previous_md, op=op) if created_version else None,
+        created_metadata=created_metadata(profile, previous_md, op=op)
+        if created_version
+        else None,
         required_level=level,
-        min_server_version=_min_version(raw, config_value, decoded, kind, profile, cat, level),
+        min_server_version=_min_version(
+            raw, config_value, decoded, kind=kind, profile=profile, cat=cat, level=level
+        ),
     )
 
 
-def _effective_strict(profile: ServerProfile, *, strict: bool | None, soft: bool) -> bool:
+def _effective_strict(
+    profile: ServerProfile, *, strict: bool | None, soft: bool
+) -> bool:
     switches = profile.switches
     if not switches.strict_api_option:
         return False  # 2.10: no strict decoding at all
@@ -198,31 +234,53 @@ def _as_bytes(config: bytes | str | Mapping[str, Any]) -> bytes:
     return msgspec.json.encode(config)
 
 
-def _decode_request(config: bytes | str | Mapping[str, Any], kind: AssetKind, profile: ServerProfile) -> Decoded:
+def _decode_request(
+    config: bytes | str | Mapping[str, Any], kind: AssetKind, profile: ServerProfile
+) -> Decoded:
     raw = _as_bytes(config)
     go_json = profile.switches.go_json
     if kind == "stream":
-        struct = "StreamConfigRequest" if "StreamConfigRequest" in profile.line.structs else "StreamConfig"
+        struct = (
+            "StreamConfigRequest"
+            if "StreamConfigRequest" in profile.line.structs
+            else "StreamConfig"
+        )
         return decode(raw, profile.line, struct, context="request", go_json=go_json)
     body = _CONSUMER_PREFIX + (raw if raw.strip() else b"{}") + b"}"
-    decoded = decode(body, profile.line, "CreateConsumerRequest", context="request", go_json=go_json)
+    decoded = decode(
+        body, profile.line, "CreateConsumerRequest", context="request", go_json=go_json
+    )
     return msgspec.structs.replace(
         decoded,
-        unknown_fields=tuple(path.removeprefix("config.") for path in decoded.unknown_fields),
-        dropped_fields=tuple(path.removeprefix("config.") for path in decoded.dropped_fields),
+        unknown_fields=tuple(
+            path.removeprefix("config.") for path in decoded.unknown_fields
+        ),
+        dropped_fields=tuple(
+            path.removeprefix("config.") for path in decoded.dropped_fields
+        ),
         syntax_offset=None
         if decoded.syntax_offset is None
         else max(decoded.syntax_offset - len(_CONSUMER_PREFIX), 0),
     )
 
 
-def _decode_existing(existing: bytes | str | Mapping[str, Any], kind: AssetKind, profile: ServerProfile) -> Any:
+def _decode_existing(
+    existing: bytes | str | Mapping[str, Any], kind: AssetKind, profile: ServerProfile
+) -> Any:
     struct = "StreamConfig" if kind == "stream" else "ConsumerConfig"
-    decoded = decode(_as_bytes(existing), profile.line, struct, context="stored", go_json=profile.switches.go_json)
+    decoded = decode(
+        _as_bytes(existing),
+        profile.line,
+        struct,
+        context="stored",
+        go_json=profile.switches.go_json,
+    )
     return decoded.config
 
 
-def _decode_error(decoded: Decoded, profile: ServerProfile, *, strict: bool) -> ApiError | None:
+def _decode_error(
+    decoded: Decoded, profile: ServerProfile, *, strict: bool
+) -> ApiError | None:
     if strict or decoded.strict_error is None:
         message = decoded.strict_error
         if message is not None and decoded.syntax_offset is not None:
@@ -236,11 +294,21 @@ def _decode_error(decoded: Decoded, profile: ServerProfile, *, strict: bool) -> 
 
 def _api_error(profile: ServerProfile, key: str, **values: str) -> ApiError:
     spec = profile.line.errors[key]
-    return ApiError(code=spec.code, err_code=spec.err_code, description=spec.description.format(**values))
+    return ApiError(
+        code=spec.code,
+        err_code=spec.err_code,
+        description=spec.description.format(**values),
+    )
 
 
 def _rejected(
-    info: ServerInfo, kind: AssetKind, op: Operation, decoded: Decoded, error: ApiError, minimum: str | None
+    info: ServerInfo,
+    decoded: Decoded,
+    error: ApiError,
+    minimum: str | None,
+    *,
+    kind: AssetKind,
+    op: Operation,
 ) -> Validation:
     return Validation(
         server=info,
@@ -271,17 +339,29 @@ def _same_config(request: Any, stored: Any) -> bool:
         value = getattr(request, name)
         if value in (None, "", 0, False, []):
             continue
-        if not hasattr(stored, name) or msgspec.to_builtins(getattr(stored, name)) != msgspec.to_builtins(value):
+        if not hasattr(stored, name) or msgspec.to_builtins(
+            getattr(stored, name)
+        ) != msgspec.to_builtins(value):
             return False
     return True
 
 
 def _min_version(
-    raw: bytes, value: Any | None, decoded: Decoded, kind: AssetKind, profile: ServerProfile, cat: Catalogue, level: int
+    raw: bytes,
+    value: Any | None,
+    decoded: Decoded,
+    *,
+    kind: AssetKind,
+    profile: ServerProfile,
+    cat: Catalogue,
+    level: int,
 ) -> str | None:
-    """The earliest release for the config. When the server's own line does not know
-    every field, the lines are tried from the oldest on: the first that knows them all
-    decides (``template_owner`` is known up to 2.12 only)."""
+    """The earliest release for the config.
+
+    When the server's own line does not know every field, the lines are tried from the
+    oldest on: the first that knows them all decides (``template_owner`` is known up to
+    2.12 only).
+    """
     struct = "StreamConfig" if kind == "stream" else "ConsumerConfig"
     if value is not None and not decoded.unknown_fields:
         return min_server_version(value, profile.line, cat, struct=struct, level=level)
@@ -289,12 +369,22 @@ def _min_version(
         raw = _CONSUMER_PREFIX + raw + b"}"
         struct = "CreateConsumerRequest"
     for line in cat.lines:
-        other = decode(raw, line, struct, context="stored", go_json=line.ranges[-1].switches.go_json)
+        other = decode(
+            raw,
+            line,
+            struct,
+            context="stored",
+            go_json=line.ranges[-1].switches.go_json,
+        )
         if other.config is not None and not other.unknown_fields:
             config = other.config.config if kind == "consumer" else other.config
             plain = "StreamConfig" if kind == "stream" else "ConsumerConfig"
             return min_server_version(
-                config, line, cat, struct=plain, level=required_level(config, line, kind)
+                config,
+                line,
+                cat,
+                struct=plain,
+                level=required_level(config, line, kind),
             )
     return None
 

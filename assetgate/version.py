@@ -56,14 +56,14 @@ def parse_version(text: str) -> ServerVersion:
     Raises:
         InvalidServerVersion: the text is not a SemVer 2.0 version.
     """
-    match = _SEMVER.fullmatch(text.strip()) if isinstance(text, str) else None
+    match = _SEMVER.fullmatch(text.strip())
     if match is None:
         msg = f"invalid server version: {text!r}"
         raise InvalidServerVersion(msg)
     major, minor, patch, pre, _build = match.groups()
     stripped = text.strip()
     return ServerVersion(
-        text=stripped[1:] if stripped.startswith("v") else stripped,
+        text=stripped.removeprefix("v"),
         major=int(major),
         minor=int(minor),
         patch=int(patch),
