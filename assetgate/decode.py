@@ -183,8 +183,8 @@ def _go_time_error(text: str) -> str | None:
     except ValueError:
         return f"parsing time {quoted}: day out of range"
     if match.group(8) != "Z" and (
-        int(match.group(9)) >= 24 or int(match.group(10)) >= 60
-    ):  # noqa: PLR2004
+        int(match.group(9)) >= 24 or int(match.group(10)) >= 60  # noqa: PLR2004
+    ):
         return f"parsing time {quoted}: time zone offset out of range"
     return None
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-from assetgate.decode import is_zero_time
+from assetgate._compile import features_for, level_function
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Mapping
 
-    from assetgate.levels import Catalogue, ReleaseLine, Rule, ServerProfile
+    from assetgate.levels import Catalogue, ReleaseLine, ServerProfile
 
 __all__ = [
     "CREATED_LEVEL_KEY",
@@ -80,56 +80,10 @@ def header_accepted(value: str | None, profile: ServerProfile) -> bool:
 
 # --- required level ----------------------------------------------------------------------
 
-_COMPILED: dict[
-    tuple[str, str], tuple[tuple[str, Callable[[Any], bool], int], ...]
-] = {}
-
-
-def _is_set(value: Any) -> bool:
-    if isinstance(value, str):
-        return value not in {"", "0001-01-01T00:00:00Z"} and not (
-            value[:1].isdigit() and "T" in value and is_zero_time(value)
-        )
-    return bool(value)
-
-
-def _compile(rule: Rule, line: ReleaseLine) -> Callable[[Any], bool]:
-    if rule.when == "equals":
-        expected = rule.value
-        return lambda value: bool(value == expected)
-    if rule.when == "positive":
-        return lambda value: bool(value > 0)
-    struct = line.structs[rule.struct]
-    type_name = next(f.type for f in struct.fields if f.name == rule.field)
-    if type_name.startswith("enum:"):
-        enum = line.enums[type_name.removeprefix("enum:")]
-        zero = {enum.values[0], ""}
-        return lambda value: value not in zero
-    return _is_set
-
-
-def _rules_for(
-    line: ReleaseLine, kind: str
-) -> tuple[tuple[str, Callable[[Any], bool], int], ...]:
-    key = (line.fingerprint, kind)
-    compiled = _COMPILED.get(key)
-    if compiled is None:
-        struct = "StreamConfig" if kind == "stream" else "ConsumerConfig"
-        compiled = _COMPILED[key] = tuple(
-            (rule.field, _compile(rule, line), rule.level)
-            for rule in line.rules
-            if rule.struct == struct
-        )
-    return compiled
-
 
 def required_level(config: Any, line: ReleaseLine, kind: str) -> int:
     """The highest level of the line's rules that ``config`` matches (0 when none)."""
-    level = 0
-    for field, matches, rule_level in _rules_for(line, kind):
-        if rule_level > level and matches(getattr(config, field)):
-            level = rule_level
-    return level
+    return level_function(line, kind)(config)
 
 
 # --- stored and returned metadata -----------------------------------------------------------
@@ -154,9 +108,18 @@ def stored_metadata(
         return dict(request) if request else None
     if idempotent:
         return dict(existing) if existing else None
-    out = {k: v for k, v in (request or {}).items() if k not in DYNAMIC_KEYS}
-    out[REQUIRED_LEVEL_KEY] = str(level)
+    if not request:
+        return {REQUIRED_LEVEL_KEY: _LEVEL_TEXT[level] if level < _CACHED_LEVELS else str(level)}
+    out = dict(request)
+    if SERVER_VERSION_KEY in out or SERVER_LEVEL_KEY in out:
+        out.pop(SERVER_VERSION_KEY, None)
+        out.pop(SERVER_LEVEL_KEY, None)
+    out[REQUIRED_LEVEL_KEY] = _LEVEL_TEXT[level] if level < _CACHED_LEVELS else str(level)
     return out
+
+
+_CACHED_LEVELS: Final = 64
+_LEVEL_TEXT: Final = tuple(str(level) for level in range(_CACHED_LEVELS))
 
 
 def response_metadata(
@@ -165,10 +128,9 @@ def response_metadata(
     """The metadata a create/update/info response shows: stored keys plus dynamic ones."""
     if not profile.switches.stamps_level:
         return dict(stored) if stored else None
-    out = dict(stored or {})
-    out[SERVER_VERSION_KEY] = profile.version.text
-    out[SERVER_LEVEL_KEY] = str(profile.api_level)
-    return out
+    if stored:
+        return {**stored, SERVER_VERSION_KEY: profile.version.text, SERVER_LEVEL_KEY: str(profile.api_level)}
+    return {SERVER_VERSION_KEY: profile.version.text, SERVER_LEVEL_KEY: str(profile.api_level)}
 
 
 def created_metadata(
@@ -189,92 +151,14 @@ def created_metadata(
 
 # --- minimum server version ----------------------------------------------------------------
 
-# A plan entry: (field, since or "", enum since map or None, nested struct or None).
-_Plan = tuple[tuple[str, str, dict[str, str] | None, str | None], ...]
-_PLANS: dict[tuple[str, str], _Plan] = {}
-
-
-def _plan(line: ReleaseLine, struct: str) -> _Plan:
-    """The fields of ``struct`` that can raise the minimum version, found once per line."""
-    key = (line.fingerprint, struct)
-    plan = _PLANS.get(key)
-    if plan is not None:
-        return plan
-    _PLANS[key] = ()  # guards recursive structs while building
-    baseline = _BASELINE
-    entries: list[tuple[str, str, dict[str, str] | None, str | None]] = []
-    specs = {f.name: f for f in line.structs[struct].fields}
-    for embedded in line.structs[struct].embeds:
-        specs.update({f.name: f for f in line.structs[embedded].fields})
-    for name, field in specs.items():
-        since = field.since if field.since != baseline else ""
-        enum_since: dict[str, str] | None = None
-        nested: str | None = None
-        if field.type.startswith("enum:"):
-            enum = line.enums[field.type.removeprefix("enum:")]
-            # the zero value (and "" where accepted) is what an absent key decodes to
-            late = {
-                v: s for v, s in enum.since.items() if v not in {enum.values[0], ""}
-            }
-            enum_since = late or None
-            if since and not enum_since:
-                enum_since = {}
-        else:
-            base = field.type.removeprefix("[]").removeprefix("*")
-            if base in line.structs and _plan(line, base):
-                nested = base
-        if since or enum_since or nested:
-            entries.append((name, since, enum_since, nested))
-    plan = _PLANS[key] = tuple(entries)
-    return plan
-
-
-_BASELINE: Final = "2.10.0"
-
 
 def min_server_version(
-    config: Any, line: ReleaseLine, catalogue: Catalogue, *, struct: str, level: int
+    config: Any, line: ReleaseLine, catalogue: Catalogue, *, kind: str
 ) -> str:
-    """The earliest release that knows every field and value of ``config`` and meets ``level``.
+    """The earliest release that knows every field and value of ``config`` and meets its level.
 
     For example a ``prioritized`` consumer needs 2.12.0 though stamped 1, and a stream
-    source with ``consumer`` needs 2.14.0 though stamped 0.
-
-    ``config`` is decoded with ``line``'s model and ``level`` computed by its rules.
+    source with ``consumer`` needs 2.14.0 though stamped 0. ``config`` is decoded with
+    ``line``'s model.
     """
-    best = _walk(config, line, struct, catalogue.lines[0].first)
-    for release in catalogue.lines:
-        for rng in release.ranges:
-            if (rng.switches.api_level or 0) >= level:
-                return _later(best, rng.first)
-    return best
-
-
-def _walk(value: Any, line: ReleaseLine, struct: str, best: str) -> str:
-    for name, since, enum_since, nested in _plan(line, struct):
-        item = getattr(value, name)
-        if item is None or item is False or item in (0, "", []):
-            continue
-        if enum_since is not None:
-            value_since = enum_since.get(item)
-            if value_since is None:
-                continue  # the zero value: the field is not in use
-            best = _later(
-                best,
-                max(since, value_since, key=_release_key) if since else value_since,
-            )
-        elif since:
-            best = _later(best, since)
-        if nested is not None:
-            for sub in item if isinstance(item, list) else (item,):
-                if sub is not None:
-                    best = _walk(sub, line, nested, best)
-    return best
-
-
-def _later(a: str, b: str) -> str:
-    return a if _release_key(a) >= _release_key(b) else b
-
-
-def _release_key(text: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in text.split("-", 1)[0].split("."))
+    return features_for(catalogue, line, kind)(config)[1]

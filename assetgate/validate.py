@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 import msgspec
 import structlog
 
+from assetgate._compile import features_for
 from assetgate.decode import Decoded, decode
 from assetgate.levels import Catalogue, ServerProfile, load_catalogue
 from assetgate.metadata import (
     created_metadata,
     header_accepted,
     min_server_version,
-    required_level,
     response_metadata,
     stored_metadata,
 )
@@ -37,6 +37,8 @@ AssetKind = Literal["stream", "consumer"]
 Operation = Literal["create", "update"]
 
 log = structlog.get_logger(__name__)
+
+_INFOS: dict[tuple[str, str, bool], ServerInfo] = {}
 
 # A consumer config travels inside CreateConsumerRequest {"stream_name", "config", ...}.
 _CONSUMER_PREFIX: Final = b'{"config":'
@@ -132,27 +134,32 @@ def validate(
     profile = cat.server(server)
     switches = profile.switches
     is_strict = _effective_strict(profile, strict=strict, soft=soft)
-    decoded = _decode_request(config, kind, profile)
+    raw = _as_bytes(config)
+    decoded = _decode_request(raw, kind, profile)
     if soft and strict is None:
         _log_soft(decoded, kind, profile)
-    info = ServerInfo(
-        version=profile.version.text, api_level=switches.api_level, strict=is_strict
+    info_key = (cat.digest, profile.version.text, is_strict)
+    info = _INFOS.get(info_key)
+    if info is None:
+        info = _INFOS[info_key] = ServerInfo(
+            version=profile.version.text, api_level=switches.api_level, strict=is_strict
+        )
+    error = (
+        None
+        if decoded.strict_error is None
+        else _decode_error(decoded, profile, strict=is_strict)
     )
-
-    error = _decode_error(decoded, profile, strict=is_strict)
     if (
         error is None
+        and api_level_header is not None
         and kind == "stream"
         and not header_accepted(api_level_header, profile)
     ):
         error = _api_error(profile, "required_api_level")
     config_value = decoded.config
-    raw = _as_bytes(config)
     if error is not None or config_value is None:
         error = error or _api_error(profile, "invalid_json")
-        minimum = _min_version(
-            raw, None, decoded, kind=kind, profile=profile, cat=cat, level=0
-        )
+        minimum = _min_version(raw, decoded, kind=kind, profile=profile, cat=cat)
         return _rejected(info, decoded, error, minimum, kind=kind, op=op)
     if kind == "consumer":
         config_value = config_value.config
@@ -160,12 +167,10 @@ def validate(
             api_level_header, profile
         ):  # consumer create decodes first
             error = _api_error(profile, "required_api_level")
-            minimum = _min_version(
-                raw, None, decoded, kind=kind, profile=profile, cat=cat, level=0
-            )
+            minimum = _min_version(raw, decoded, kind=kind, profile=profile, cat=cat)
             return _rejected(info, decoded, error, minimum, kind=kind, op=op)
 
-    level = required_level(config_value, profile.line, kind)
+    level, minimum = features_for(cat, profile.line, kind)(config_value)
     previous = (
         _decode_existing(existing, kind, profile) if existing is not None else None
     )
@@ -173,15 +178,7 @@ def validate(
     if op == "create" and previous is not None:
         if not _same_config(config_value, previous):
             key = "stream_name_exist" if kind == "stream" else "consumer_exists"
-            minimum = _min_version(
-                raw,
-                config_value,
-                decoded,
-                kind=kind,
-                profile=profile,
-                cat=cat,
-                level=level,
-            )
+            minimum = _min_version(raw, decoded, kind=kind, profile=profile, cat=cat)
             return _rejected(
                 info, decoded, _api_error(profile, key), minimum, kind=kind, op=op
             )
@@ -209,9 +206,9 @@ def validate(
         if created_version
         else None,
         required_level=level,
-        min_server_version=_min_version(
-            raw, config_value, decoded, kind=kind, profile=profile, cat=cat, level=level
-        ),
+        min_server_version=minimum
+        if not decoded.unknown_fields
+        else _min_version(raw, decoded, kind=kind, profile=profile, cat=cat),
     )
 
 
@@ -234,10 +231,7 @@ def _as_bytes(config: bytes | str | Mapping[str, Any]) -> bytes:
     return msgspec.json.encode(config)
 
 
-def _decode_request(
-    config: bytes | str | Mapping[str, Any], kind: AssetKind, profile: ServerProfile
-) -> Decoded:
-    raw = _as_bytes(config)
+def _decode_request(raw: bytes, kind: AssetKind, profile: ServerProfile) -> Decoded:
     go_json = profile.switches.go_json
     if kind == "stream":
         struct = (
@@ -348,13 +342,11 @@ def _same_config(request: Any, stored: Any) -> bool:
 
 def _min_version(
     raw: bytes,
-    value: Any | None,
     decoded: Decoded,
     *,
     kind: AssetKind,
     profile: ServerProfile,
     cat: Catalogue,
-    level: int,
 ) -> str | None:
     """The earliest release for the config.
 
@@ -362,30 +354,19 @@ def _min_version(
     oldest on: the first that knows them all decides (``template_owner`` is known up to
     2.12 only).
     """
-    struct = "StreamConfig" if kind == "stream" else "ConsumerConfig"
-    if value is not None and not decoded.unknown_fields:
-        return min_server_version(value, profile.line, cat, struct=struct, level=level)
+    if not decoded.unknown_fields and decoded.config is not None:
+        config = decoded.config.config if kind == "consumer" else decoded.config
+        return min_server_version(config, profile.line, cat, kind=kind)
+    struct = "StreamConfig"
     if kind == "consumer":
         raw = _CONSUMER_PREFIX + raw + b"}"
         struct = "CreateConsumerRequest"
     for line in cat.lines:
-        other = decode(
-            raw,
-            line,
-            struct,
-            context="stored",
-            go_json=line.ranges[-1].switches.go_json,
-        )
+        go_json = line.ranges[-1].switches.go_json
+        other = decode(raw, line, struct, context="stored", go_json=go_json)
         if other.config is not None and not other.unknown_fields:
             config = other.config.config if kind == "consumer" else other.config
-            plain = "StreamConfig" if kind == "stream" else "ConsumerConfig"
-            return min_server_version(
-                config,
-                line,
-                cat,
-                struct=plain,
-                level=required_level(config, line, kind),
-            )
+            return min_server_version(config, line, cat, kind=kind)
     return None
 
 
