@@ -33,9 +33,11 @@ from assetgate import _goscan
 from assetgate.model import INT_BOUNDS, UINT64_MAX, flat_fields, struct_type
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from assetgate.levels import EnumSpec, ReleaseLine
 
-__all__ = ["Context", "Decoded", "decode"]
+__all__ = ["Context", "Decoded", "decode", "fast_path"]
 
 Context = Literal["request", "stored"]
 
@@ -99,6 +101,30 @@ def decode(
 _FAST: dict[tuple[str, str], msgspec.json.Decoder[Any]] = {}
 
 
+def fast_path(line: ReleaseLine, struct: str) -> Callable[[bytes | str], Any | None]:
+    """A function returning the decoded config, or ``None`` to use :func:`decode`.
+
+    It returns a value only when msgspec and the post-checks accept the document,
+    i.e. when Go would decode it to the same value.
+    """
+    decode_fast = _fast_decoder(line, struct).decode
+    key = (line.fingerprint, struct)
+    check = _CHECKS.get(key)
+    if check is None:
+        check = _CHECKS[key] = _build_check(line, struct)
+    errors = (msgspec.DecodeError, msgspec.ValidationError)
+    passes = check
+
+    def run(data: bytes | str) -> Any | None:
+        try:
+            value = decode_fast(data)
+        except errors:
+            return None
+        return value if passes(value) else None
+
+    return run
+
+
 def _fast_decoder(line: ReleaseLine, struct: str) -> msgspec.json.Decoder[Any]:
     key = (line.fingerprint, struct)
     decoder = _FAST.get(key)
@@ -114,46 +140,65 @@ def _name_of(config: Any) -> str:
 # --- checks msgspec cannot express: Go time syntax, uint64 overflow ------------------------
 
 
-_CHECK_PLANS: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
-
-
-def _check_plan(line: ReleaseLine, struct: str) -> tuple[tuple[str, str], ...]:
-    """Fields of ``struct`` that need a post-check: (name, kind), kind in time/uint/sub-struct."""
-    key = (line.fingerprint, struct)
-    plan = _CHECK_PLANS.get(key)
-    if plan is None:
-        items: list[tuple[str, str]] = []
-        for name, type_name in flat_fields(line, struct).items():
-            base = type_name.removeprefix("[]").removeprefix("*")
-            if type_name in {"time", "*time"}:
-                items.append((name, "time"))
-            elif type_name == "uint64":
-                items.append((name, "uint"))
-            elif base in line.structs and _check_plan(line, base):
-                items.append((name, type_name))
-        plan = _CHECK_PLANS[key] = tuple(items)
-    return plan
+_CHECKS: dict[tuple[str, str], Callable[[Any], bool]] = {}
 
 
 def _post_checks_pass(value: Any, line: ReleaseLine, struct: str) -> bool:
-    for name, kind in _check_plan(line, struct):
-        item = getattr(value, name)
-        if item is None:
-            continue
-        if kind == "time":
-            if _go_time_error(item) is not None:
-                return False
-        elif kind == "uint":
-            if item > UINT64_MAX:
-                return False
-        else:
-            base = kind.removeprefix("[]").removeprefix("*")
-            items = item if kind.startswith("[]") else [item]
-            if not all(
-                sub is None or _post_checks_pass(sub, line, base) for sub in items
-            ):
-                return False
-    return True
+    """Whether ``value`` passes what msgspec cannot check.
+
+    That is Go's RFC 3339 time syntax and uint64 overflow; the check is generated
+    once per struct from the catalogue.
+    """
+    key = (line.fingerprint, struct)
+    check = _CHECKS.get(key)
+    if check is None:
+        check = _CHECKS[key] = _build_check(line, struct)
+    return check(value)
+
+
+def _build_check(line: ReleaseLine, struct: str) -> Callable[[Any], bool]:
+    namespace: dict[str, Any] = {"_time_error": _go_time_error, "_MAX": UINT64_MAX}
+    source: list[str] = []
+    done: set[str] = set()
+
+    def emit(name: str) -> bool:
+        """Write ``_check_<name>``; return whether it checks anything."""
+        if name in done:
+            return True
+        done.add(name)
+        body: list[str] = []
+        for field, type_name in flat_fields(line, name).items():
+            base = type_name.removeprefix("[]").removeprefix("*")
+            if type_name == "uint64":
+                body.append(f"    if c.{field} > _MAX:\n        return False")
+            elif type_name in {"time", "*time"}:
+                body.append(
+                    f"    if c.{field} is not None and _time_error(c.{field}) is not None:\n"
+                    "        return False"
+                )
+            elif base in line.structs and base != name and emit(base):
+                if type_name.startswith("[]"):
+                    body.append(
+                        f"    for x in c.{field} or ():\n"
+                        f"        if x is not None and not _check_{base}(x):\n"
+                        "            return False"
+                    )
+                else:
+                    body.append(
+                        f"    if c.{field} is not None and not _check_{base}(c.{field}):\n"
+                        "        return False"
+                    )
+        source.append(f"def _check_{name}(c):")
+        source.extend(body)
+        source.append("    return True")
+        return bool(body)
+
+    emit(struct)
+    # generated from identifier-checked catalogue names only
+    code = compile("\n".join(source) + "\n", f"<assetgate checks {line.line}>", "exec")
+    exec(code, namespace)  # noqa: S102
+    check: Callable[[Any], bool] = namespace[f"_check_{struct}"]
+    return check
 
 
 _RFC3339: Final = re.compile(

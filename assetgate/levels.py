@@ -48,6 +48,7 @@ _SCALAR_TYPES: Final = frozenset(
 )
 _COMPOSITE_TYPES: Final = frozenset({"[]string", "[]duration", "map"})
 _LINE_NAME: Final = re.compile(r"(\d+)\.(\d+)")
+_FIELD_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 # --- the shape of one release file -------------------------------------------------
@@ -515,6 +516,11 @@ class _Fold:
                         f"{name}: cannot remove unknown field {struct}.{field}"
                     )
             for field, type_name in delta.add.items():
+                if _FIELD_NAME.fullmatch(field) is None:
+                    self.problems.append(
+                        f"{name}: field name {struct}.{field} is not an identifier"
+                    )
+                    continue
                 if field in fields:
                     self.problems.append(
                         f"{name}: field {struct}.{field} already exists"

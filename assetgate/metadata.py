@@ -109,12 +109,18 @@ def stored_metadata(
     if idempotent:
         return dict(existing) if existing else None
     if not request:
-        return {REQUIRED_LEVEL_KEY: _LEVEL_TEXT[level] if level < _CACHED_LEVELS else str(level)}
+        return {
+            REQUIRED_LEVEL_KEY: _LEVEL_TEXT[level]
+            if level < _CACHED_LEVELS
+            else str(level)
+        }
     out = dict(request)
     if SERVER_VERSION_KEY in out or SERVER_LEVEL_KEY in out:
         out.pop(SERVER_VERSION_KEY, None)
         out.pop(SERVER_LEVEL_KEY, None)
-    out[REQUIRED_LEVEL_KEY] = _LEVEL_TEXT[level] if level < _CACHED_LEVELS else str(level)
+    out[REQUIRED_LEVEL_KEY] = (
+        _LEVEL_TEXT[level] if level < _CACHED_LEVELS else str(level)
+    )
     return out
 
 
@@ -129,8 +135,15 @@ def response_metadata(
     if not profile.switches.stamps_level:
         return dict(stored) if stored else None
     if stored:
-        return {**stored, SERVER_VERSION_KEY: profile.version.text, SERVER_LEVEL_KEY: str(profile.api_level)}
-    return {SERVER_VERSION_KEY: profile.version.text, SERVER_LEVEL_KEY: str(profile.api_level)}
+        return {
+            **stored,
+            SERVER_VERSION_KEY: profile.version.text,
+            SERVER_LEVEL_KEY: str(profile.api_level),
+        }
+    return {
+        SERVER_VERSION_KEY: profile.version.text,
+        SERVER_LEVEL_KEY: str(profile.api_level),
+    }
 
 
 def created_metadata(

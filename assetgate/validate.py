@@ -16,9 +16,12 @@ import msgspec
 import structlog
 
 from assetgate._compile import features_for
-from assetgate.decode import Decoded, decode
+from assetgate.decode import Decoded, decode, fast_path
 from assetgate.levels import Catalogue, ServerProfile, load_catalogue
 from assetgate.metadata import (
+    REQUIRED_LEVEL_KEY,
+    SERVER_LEVEL_KEY,
+    SERVER_VERSION_KEY,
     created_metadata,
     header_accepted,
     min_server_version,
@@ -131,6 +134,18 @@ def validate(
         InvalidServerVersion, UnknownServerVersion: ``server`` is not a known release.
     """
     cat = catalogue if catalogue is not None else load_catalogue()
+    if (
+        existing is None
+        and api_level_header is None
+        and op == "create"
+        and created_version
+        and not soft
+        and isinstance(server, str)
+    ):
+        fast = _fast_plan(cat, server, kind, strict)
+        result = fast.run(config) if fast is not None else None
+        if result is not None:
+            return result
     profile = cat.server(server)
     switches = profile.switches
     is_strict = _effective_strict(profile, strict=strict, soft=soft)
@@ -210,6 +225,90 @@ def validate(
         if not decoded.unknown_fields
         else _min_version(raw, decoded, kind=kind, profile=profile, cat=cat),
     )
+
+
+class _FastPlan:
+    """Everything a plain create on one server needs, bound once.
+
+    That is the decoder, the checks, the compiled rules and the reply templates, for
+    configs msgspec accepts exactly as Go would.
+    """
+
+    __slots__ = ("created", "decoder", "dynamic", "features", "info", "kind", "stamps")
+
+    def __init__(
+        self, cat: Catalogue, profile: ServerProfile, kind: AssetKind, info: ServerInfo
+    ) -> None:
+        self.kind: AssetKind = kind
+        self.info = info
+        struct = (
+            "StreamConfigRequest"
+            if "StreamConfigRequest" in profile.line.structs
+            else "StreamConfig"
+        )
+        if kind == "consumer":
+            struct = "ConsumerConfig"
+        self.decoder = fast_path(profile.line, struct)
+        self.features = features_for(cat, profile.line, kind)
+        self.stamps = profile.switches.stamps_level
+        self.dynamic = {
+            SERVER_VERSION_KEY: profile.version.text,
+            SERVER_LEVEL_KEY: str(profile.api_level),
+        }
+        self.created = created_metadata(profile, None, op="create")
+
+    def run(self, config: bytes | str | Mapping[str, Any]) -> Validation | None:
+        """The validation of a clean config, or ``None`` when it needs the exact path."""
+        if not isinstance(config, bytes | str):
+            return None
+        value = self.decoder(config)
+        if value is None:
+            return None
+        level, minimum = self.features(value)
+        metadata = value.metadata
+        if not self.stamps:
+            stored = dict(metadata) if metadata else None
+            response = dict(metadata) if metadata else None
+        else:
+            stored = dict(metadata) if metadata else {}
+            if SERVER_VERSION_KEY in stored or SERVER_LEVEL_KEY in stored:
+                return None  # dynamic keys to strip: the general path does it
+            stored[REQUIRED_LEVEL_KEY] = str(level)
+            response = {**stored, **self.dynamic}
+        return Validation(
+            server=self.info,
+            kind=self.kind,
+            op="create",
+            accepted=True,
+            error=None,
+            unknown_fields=(),
+            dropped_fields=(),
+            stamped_metadata=stored,
+            response_metadata=response,
+            created_metadata=dict(self.created),
+            required_level=level,
+            min_server_version=minimum,
+        )
+
+
+_FAST_PLANS: dict[tuple[str, str, str, bool | None], _FastPlan] = {}
+
+
+def _fast_plan(
+    cat: Catalogue, server: str, kind: AssetKind, strict: bool | None
+) -> _FastPlan | None:
+    key = (cat.digest, server, kind, strict)
+    plan = _FAST_PLANS.get(key)
+    if plan is None:
+        profile = cat.server(server)
+        is_strict = _effective_strict(profile, strict=strict, soft=False)
+        info = ServerInfo(
+            version=profile.version.text,
+            api_level=profile.switches.api_level,
+            strict=is_strict,
+        )
+        plan = _FAST_PLANS[key] = _FastPlan(cat, profile, kind, info)
+    return plan
 
 
 def _effective_strict(
