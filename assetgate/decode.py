@@ -384,17 +384,18 @@ class _Exact:
             self.saved_lenient = message
 
     def _type_error(self, value: Any, go_type: str, where: _Where) -> None:
+        self._save(self._type_text(value, go_type, where))
+
+    def _type_text(self, value: Any, go_type: str, where: _Where) -> str:
+        """Go's ``UnmarshalTypeError`` text, in the release's Go generation."""
         kind = _json_kind(value)
         if kind == "number" and go_type in _GO_INT_NAMES:
             kind = f"number {_raw_token(value)}"
         if not where.fields:
-            self._save(f"json: cannot unmarshal {kind} into Go value of type {go_type}")
-            return
+            return f"json: cannot unmarshal {kind} into Go value of type {go_type}"
         struct = self.top if self.go_json >= "1.25" else where.struct
         field = ".".join(where.fields)
-        self._save(
-            f"json: cannot unmarshal {kind} into Go struct field {struct}.{field} of type {go_type}"
-        )
+        return f"json: cannot unmarshal {kind} into Go struct field {struct}.{field} of type {go_type}"
 
     # --- structs
 
@@ -538,19 +539,17 @@ class _Exact:
         return out
 
     def _enum(self, item: Any, enum: EnumSpec, where: _Where) -> Any:
-        token = _raw_token(item)
         if enum.match == "string":
-            # the server first decodes the value into a Go string (escapes resolved)
+            # the server first decodes the value into a Go string (escapes resolved);
+            # a type error there aborts with the outer field's context added
             if item is not None and (
                 not isinstance(item, str) or isinstance(item, _Float)
             ):
-                self._type_error(item, "string", where)
-                raise _Abort(self.saved_lenient or "")
+                raise _Abort(self._type_text(item, "string", where))
             text = "" if item is None else item
             if text in enum.values:
                 return text
-            raise _Abort(enum.error.format(raw=_goscan.go_quote(token), token=token))
-        if (
+        elif (
             isinstance(item, str)
             and not isinstance(item, _Float)
             and self._spelled_plainly(item)
@@ -558,6 +557,7 @@ class _Exact:
             value = item.lower() if enum.match == "lower" else item
             if value in enum.values:
                 return value
+        token = _raw_token(item)
         raise _Abort(enum.error.format(raw=_goscan.go_quote(token), token=token))
 
     def _spelled_plainly(self, value: str) -> bool:
@@ -752,7 +752,7 @@ def _is_json_zero(item: Any) -> bool:
 
 def _go_string(text: str) -> str:
     r"""Lone surrogates (from ``\\ud800`` escapes) become U+FFFD, as in Go."""
-    if not any("\ud800" <= ch <= "\udfff" for ch in text):
+    if text.isascii() or not any("\ud800" <= ch <= "\udfff" for ch in text):
         return text
     return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text)
 

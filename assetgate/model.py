@@ -92,6 +92,7 @@ def _build(
         frozen=True,
         forbid_unknown_fields=strict,
         omit_defaults=True,
+        gc=False,  # configs are trees of str/int/list/dict: no reference cycles
         module=__name__,
     )
     seen[struct] = kind

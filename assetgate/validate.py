@@ -142,8 +142,7 @@ def validate(
         and not soft
         and isinstance(server, str)
     ):
-        fast = _fast_plan(cat, server, kind, strict)
-        result = fast.run(config) if fast is not None else None
+        result = _fast_plan(cat, server, kind, strict).run(config)
         if result is not None:
             return result
     profile = cat.server(server)
@@ -234,11 +233,21 @@ class _FastPlan:
     configs msgspec accepts exactly as Go would.
     """
 
-    __slots__ = ("created", "decoder", "dynamic", "features", "info", "kind", "stamps")
+    __slots__ = (
+        "catalogue",
+        "created",
+        "decoder",
+        "dynamic",
+        "features",
+        "info",
+        "kind",
+        "stamps",
+    )
 
     def __init__(
         self, cat: Catalogue, profile: ServerProfile, kind: AssetKind, info: ServerInfo
     ) -> None:
+        self.catalogue = cat  # keeps id(cat) in the cache key valid
         self.kind: AssetKind = kind
         self.info = info
         struct = (
@@ -272,7 +281,8 @@ class _FastPlan:
         else:
             stored = dict(metadata) if metadata else {}
             if SERVER_VERSION_KEY in stored or SERVER_LEVEL_KEY in stored:
-                return None  # dynamic keys to strip: the general path does it
+                stored.pop(SERVER_VERSION_KEY, None)  # dynamic keys are never stored
+                stored.pop(SERVER_LEVEL_KEY, None)
             stored[REQUIRED_LEVEL_KEY] = str(level)
             response = {**stored, **self.dynamic}
         return Validation(
@@ -291,15 +301,15 @@ class _FastPlan:
         )
 
 
-_FAST_PLANS: dict[tuple[str, str, str, bool | None], _FastPlan] = {}
+_FAST_PLANS: dict[tuple[int, str, str, bool | None], _FastPlan] = {}
 
 
 def _fast_plan(
     cat: Catalogue, server: str, kind: AssetKind, strict: bool | None
-) -> _FastPlan | None:
-    key = (cat.digest, server, kind, strict)
+) -> _FastPlan:
+    key = (id(cat), server, kind, strict)
     plan = _FAST_PLANS.get(key)
-    if plan is None:
+    if plan is None or plan.catalogue is not cat:
         profile = cat.server(server)
         is_strict = _effective_strict(profile, strict=strict, soft=False)
         info = ServerInfo(
@@ -456,6 +466,12 @@ def _min_version(
     if not decoded.unknown_fields and decoded.config is not None:
         config = decoded.config.config if kind == "consumer" else decoded.config
         return min_server_version(config, profile.line, cat, kind=kind)
+    known = _known_names(cat)
+    if any(
+        path.rsplit(".", 1)[-1].split("[", 1)[0] not in known
+        for path in decoded.unknown_fields
+    ):
+        return None  # a field no release knows
     struct = "StreamConfig"
     if kind == "consumer":
         raw = _CONSUMER_PREFIX + raw + b"}"
@@ -467,6 +483,23 @@ def _min_version(
             config = other.config.config if kind == "consumer" else other.config
             return min_server_version(config, line, cat, kind=kind)
     return None
+
+
+_KNOWN: dict[int, tuple[Catalogue, frozenset[str]]] = {}
+
+
+def _known_names(cat: Catalogue) -> frozenset[str]:
+    """Every JSON field name any release line knows, in any struct."""
+    cached = _KNOWN.get(id(cat))
+    if cached is None or cached[0] is not cat:
+        names = frozenset(
+            field.name
+            for line in cat.lines
+            for struct in line.structs.values()
+            for field in struct.fields
+        )
+        cached = _KNOWN[id(cat)] = (cat, names)
+    return cached[1]
 
 
 def _log_soft(decoded: Decoded, kind: AssetKind, profile: ServerProfile) -> None:
