@@ -17,9 +17,9 @@ from assetgate.decode import is_zero_time
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from assetgate.levels import Catalogue, ReleaseLine, Rule
+    from assetgate.levels import Catalogue, Hazard, ReleaseLine, Rule
 
-__all__ = ["Features", "features_for", "level_function"]
+__all__ = ["Features", "features_for", "hazard_function", "level_function"]
 
 Features = tuple[int, str]  # (required level, earliest release)
 
@@ -59,7 +59,37 @@ def level_function(line: ReleaseLine, kind: str) -> Callable[[Any], int]:
     return compiled
 
 
-def _condition(line: ReleaseLine, rule: Rule) -> str:
+_HAZARDS: dict[tuple[str, str], Callable[[Any], str | None] | None] = {}
+
+
+def hazard_function(line: ReleaseLine, kind: str) -> Callable[[Any], str | None] | None:
+    """The compiled ``config -> crash text or None`` of the line's hazards, if it has any."""
+    key = (line.fingerprint, kind)
+    if key in _HAZARDS:
+        return _HAZARDS[key]
+    struct = "StreamConfig" if kind == "stream" else "ConsumerConfig"
+    hazards = [hazard for hazard in line.hazards if hazard.struct == struct]
+    compiled: Callable[[Any], str | None] | None = None
+    if hazards:
+        src = ["def _hazard(c):"]
+        src.extend(
+            f"    if {_condition(line, hazard)}:\n        return {hazard.text!r}"
+            for hazard in hazards
+        )
+        src.append("    return None")
+        namespace: dict[str, Any] = {"_time_set": _time_set}
+        source = "\n".join(src) + "\n"
+        # generated from identifier-checked catalogue names and constants only
+        exec(  # noqa: S102
+            compile(source, f"<assetgate hazards {line.line} {kind}>", "exec"),
+            namespace,
+        )
+        compiled = namespace["_hazard"]
+    _HAZARDS[key] = compiled
+    return compiled
+
+
+def _condition(line: ReleaseLine, rule: Rule | Hazard) -> str:
     field = _ident(rule.field)
     type_name = next(
         f.type for f in line.structs[rule.struct].fields if f.name == rule.field

@@ -289,6 +289,8 @@ def render_validation(result: Validation, *, source: str) -> str:
             else "accepted, fields silently dropped"
         )
         lines.append(f"  verdict:          {verdict}")
+    elif result.server_crash is not None:
+        lines.append(f"  verdict:          the server crashes: {result.server_crash}")
     else:
         error = result.error
         assert error is not None  # noqa: S101 - a rejection always carries the reply

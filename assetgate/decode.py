@@ -88,8 +88,10 @@ def decode(
     """
     fast = _fast_decoder(line, struct)
     try:
+        if _has_escape(data):
+            raise msgspec.DecodeError
         config = fast.decode(data)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except _FAST_FAILURES:
         pass
     else:
         if _post_checks_pass(config, line, struct):
@@ -99,6 +101,14 @@ def decode(
 
 
 _FAST: dict[tuple[str, str], msgspec.json.Decoder[Any]] = {}
+# msgspec refuses what Go may still accept: invalid UTF-8 (Go substitutes U+FFFD),
+# nesting beyond its recursion limit (Go allows 10,000 levels), odd spellings.
+_FAST_FAILURES: Final = (
+    msgspec.DecodeError,
+    msgspec.ValidationError,
+    UnicodeDecodeError,
+    RecursionError,
+)
 
 
 def fast_path(line: ReleaseLine, struct: str) -> Callable[[bytes | str], Any | None]:
@@ -112,10 +122,12 @@ def fast_path(line: ReleaseLine, struct: str) -> Callable[[bytes | str], Any | N
     check = _CHECKS.get(key)
     if check is None:
         check = _CHECKS[key] = _build_check(line, struct)
-    errors = (msgspec.DecodeError, msgspec.ValidationError)
+    errors = _FAST_FAILURES
     passes = check
 
     def run(data: bytes | str) -> Any | None:
+        if _has_escape(data):
+            return None  # Go compares enum tokens raw: escapes need the exact path
         try:
             value = decode_fast(data)
         except errors:
@@ -131,6 +143,10 @@ def _fast_decoder(line: ReleaseLine, struct: str) -> msgspec.json.Decoder[Any]:
     if decoder is None:
         decoder = _FAST[key] = msgspec.json.Decoder(struct_type(line, struct))
     return decoder
+
+
+def _has_escape(data: bytes | str) -> bool:
+    return (b"\\" in data) if isinstance(data, bytes) else ("\\" in data)
 
 
 def _name_of(config: Any) -> str:
@@ -418,6 +434,7 @@ class _Exact:
         for key, item in value:
             found = exact.get(key) or folded.get(_fold(key))
             if found is None:
+                key = _go_string(key)  # noqa: PLW2901 - Go sees U+FFFD for a lone surrogate
                 where = f"{path}.{key}" if path else key
                 self.unknown.append(where)
                 if not _is_json_zero(item):
@@ -557,8 +574,18 @@ class _Exact:
             value = item.lower() if enum.match == "lower" else item
             if value in enum.values:
                 return value
-        token = _raw_token(item)
+        token = self._token(item)
         raise _Abort(enum.error.format(raw=_goscan.go_quote(token), token=token))
+
+    def _token(self, item: Any) -> str:
+        """The raw token of a value; for an escaped string, its spelling in the input."""
+        if self.has_escapes and isinstance(item, str) and not isinstance(item, _Float):
+            text = self.raw.decode("utf-8", "assetgate-go")
+            for match in _STRING_TOKEN.finditer(text):
+                token = match.group(0)
+                if "\\" in token and json.loads(token) == item:
+                    return token
+        return _raw_token(item)
 
     def _spelled_plainly(self, value: str) -> bool:
         """Whether an enum string appears unescaped: Go compares the raw token bytes."""
@@ -605,6 +632,11 @@ def _parse_values(
 ) -> tuple[list[Any], _goscan.SyntaxProblem | None]:
     """The JSON values in ``text`` up to the first syntax error, and that error."""
     values: list[Any] = []
+    if raw.count(b"[") + raw.count(b"{") > _goscan.MAX_DEPTH:
+        # only then can nesting pass Go's limit, which Python's parser does not know
+        problem = _goscan.scan(raw, stream=stream)
+        if problem is not None and problem.message.endswith("exceeded max depth"):
+            return values, problem
     position = 0
     end = len(text)
     while True:
@@ -617,19 +649,18 @@ def _parse_values(
         if values and not stream:
             return values, _goscan.scan(raw)
         try:
-            value, position = _raw_decode(text, position)
+            value, position = _PARSER.raw_decode(text, position)
+        except RecursionError:
+            # deeper than Python parses by default: Go's limit decides (10,000 levels)
+            problem = _goscan.scan(raw, stream=stream)
+            if problem is not None:
+                return values, problem
+            value, position = _deep_raw_decode(text, position)
         except ValueError:
             return values, _goscan.scan(raw, stream=stream) or _goscan.SyntaxProblem(
                 "invalid JSON", position + 1
             )
         values.append(value)
-
-
-def _raw_decode(text: str, position: int) -> tuple[Any, int]:
-    try:
-        return _PARSER.raw_decode(text, position)
-    except RecursionError:
-        return _deep_raw_decode(text, position)
 
 
 def _deep_raw_decode(text: str, position: int) -> tuple[Any, int]:
@@ -649,6 +680,8 @@ def _deep_raw_decode(text: str, position: int) -> tuple[Any, int]:
             result.append(_PARSER.raw_decode(text, position))
         except (ValueError, RecursionError) as exc:
             failure.append(exc)
+        finally:
+            sys.setrecursionlimit(limit)
 
     old = threading.stack_size()
     threading.stack_size(512 * 1024 * 1024)
@@ -714,6 +747,9 @@ def _json_kind(value: Any) -> str:
     if isinstance(value, _Object):
         return "object"
     return "array"
+
+
+_STRING_TOKEN: Final = re.compile(r'"(?:[^"\\\x00-\x1f]|\\.)*"')
 
 
 def _raw_token(item: Any) -> str:

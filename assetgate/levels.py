@@ -28,6 +28,7 @@ __all__ = [
     "EnumSpec",
     "ErrorSpec",
     "FieldSpec",
+    "Hazard",
     "ReleaseLine",
     "Rule",
     "ServerProfile",
@@ -90,6 +91,17 @@ class _RuleSpec(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     note: str = ""
 
 
+class _HazardSpec(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    id: str
+    struct: str
+    field: str
+    when: RuleCondition
+    value: str | int | bool | None = None
+    effect: Literal["crash"]
+    text: str
+    note: str = ""
+
+
 class _ErrorDelta(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     code: int | None = None
     err_code: int | None = None
@@ -103,6 +115,7 @@ class _ReleaseFile(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     structs: dict[str, _StructDelta] = msgspec.field(default_factory=dict)
     enums: dict[str, _EnumDelta] = msgspec.field(default_factory=dict)
     rules: list[_RuleSpec] = msgspec.field(default_factory=list)
+    hazards: list[_HazardSpec] = msgspec.field(default_factory=list)
     errors: dict[str, _ErrorDelta] = msgspec.field(default_factory=dict)
     offline: dict[str, dict[str, str]] = msgspec.field(default_factory=dict)
 
@@ -184,6 +197,19 @@ class Rule(msgspec.Struct, frozen=True, kw_only=True):
     since: str
 
 
+class Hazard(msgspec.Struct, frozen=True, kw_only=True):
+    """A request that takes the server down instead of being answered."""
+
+    id: str
+    struct: str
+    field: str
+    when: RuleCondition
+    value: str | int | bool | None
+    effect: Literal["crash"]
+    text: str
+    note: str
+
+
 class ErrorSpec(msgspec.Struct, frozen=True, kw_only=True):
     """An API error reply: HTTP-like code, JetStream error code, description template."""
 
@@ -201,6 +227,7 @@ class ReleaseLine(msgspec.Struct, frozen=True, kw_only=True):
     structs: dict[str, StructSpec]
     enums: dict[str, EnumSpec]
     rules: tuple[Rule, ...]
+    hazards: tuple[Hazard, ...]
     errors: dict[str, ErrorSpec]
     offline: dict[str, dict[str, str]]
     added_fields: tuple[str, ...]
@@ -413,6 +440,7 @@ class _Fold:
         self.embeds: dict[str, tuple[str, ...]] = {}
         self.enums: dict[str, EnumSpec] = {}
         self.rules: list[Rule] = []
+        self.hazards: list[Hazard] = []
         self.errors: dict[str, ErrorSpec] = {}
         self.offline: dict[str, dict[str, str]] = {}
         self.switches: dict[str, object] = {}
@@ -435,6 +463,7 @@ class _Fold:
         self.offline.update(release.offline)
         ranges = self._ranges(name, release)
         self._rules(name, release, since, ranges)
+        self._hazards(name, release)
         self.lines.append(
             ReleaseLine(
                 line=release.line,
@@ -448,6 +477,7 @@ class _Fold:
                 },
                 enums=dict(self.enums),
                 rules=tuple(self.rules),
+                hazards=tuple(self.hazards),
                 errors=dict(self.errors),
                 offline={k: dict(v) for k, v in self.offline.items()},
                 added_fields=tuple(added_fields),
@@ -631,6 +661,21 @@ class _Fold:
                     since=since,
                 )
             )
+
+    def _hazards(self, name: str, release: _ReleaseFile) -> None:
+        known = {hazard.id for hazard in self.hazards}
+        for spec in release.hazards:
+            where = f"{name}: hazard {spec.id!r}"
+            if spec.id in known:
+                self.problems.append(f"{where}: duplicate hazard id")
+                continue
+            known.add(spec.id)
+            if spec.field not in self.structs.get(spec.struct, {}):
+                self.problems.append(
+                    f"{where}: unknown field {spec.struct}.{spec.field}"
+                )
+                continue
+            self.hazards.append(msgspec.convert(msgspec.to_builtins(spec), Hazard))
 
     def check_types(self) -> None:
         for line in self.lines:

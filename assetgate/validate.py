@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 import msgspec
 import structlog
 
-from assetgate._compile import features_for
+from assetgate._compile import features_for, hazard_function
 from assetgate.decode import Decoded, decode, fast_path
 from assetgate.levels import Catalogue, ServerProfile, load_catalogue
 from assetgate.metadata import (
@@ -80,6 +80,8 @@ class Validation(msgspec.Struct, frozen=True, kw_only=True):
         required_level: the level the server computes with its own rules.
         min_server_version: the earliest release that knows every field and value
             used and meets the level rules; ``None`` when no known release does.
+        server_crash: the server does not answer but crashes on this request (a hazard
+            in ``levels/``, observed on real binaries): what it prints.
     """
 
     server: ServerInfo
@@ -94,6 +96,7 @@ class Validation(msgspec.Struct, frozen=True, kw_only=True):
     created_metadata: dict[str, str] | None
     required_level: int
     min_server_version: str | None
+    server_crash: str | None = None
 
     @property
     def clean(self) -> bool:
@@ -158,21 +161,22 @@ def validate(
         info = _INFOS[info_key] = ServerInfo(
             version=profile.version.text, api_level=switches.api_level, strict=is_strict
         )
-    error = (
-        None
-        if decoded.strict_error is None
-        else _decode_error(decoded, profile, strict=is_strict)
-    )
+    error = _decode_error(decoded, profile, strict=is_strict)
     if (
-        error is None
-        and api_level_header is not None
+        api_level_header is not None
         and kind == "stream"
         and not header_accepted(api_level_header, profile)
     ):
+        # stream handlers check the header before decoding the body
         error = _api_error(profile, "required_api_level")
     config_value = decoded.config
     if error is not None or config_value is None:
         error = error or _api_error(profile, "invalid_json")
+        minimum = _min_version(raw, decoded, kind=kind, profile=profile, cat=cat)
+        return _rejected(info, decoded, error, minimum, kind=kind, op=op)
+    if kind == "stream" and not config_value.name:
+        # STREAM.CREATE.<name>: a body without the name does not match the subject
+        error = _api_error(profile, "stream_mismatch")
         minimum = _min_version(raw, decoded, kind=kind, profile=profile, cat=cat)
         return _rejected(info, decoded, error, minimum, kind=kind, op=op)
     if kind == "consumer":
@@ -184,6 +188,10 @@ def validate(
             minimum = _min_version(raw, decoded, kind=kind, profile=profile, cat=cat)
             return _rejected(info, decoded, error, minimum, kind=kind, op=op)
 
+    hazard = hazard_function(profile.line, kind)
+    crash = hazard(config_value) if hazard is not None else None
+    if crash is not None:
+        return _rejected(info, decoded, None, None, kind=kind, op=op, crash=crash)
     level, minimum = features_for(cat, profile.line, kind)(config_value)
     previous = (
         _decode_existing(existing, kind, profile) if existing is not None else None
@@ -239,6 +247,7 @@ class _FastPlan:
         "decoder",
         "dynamic",
         "features",
+        "hazard",
         "info",
         "kind",
         "stamps",
@@ -260,6 +269,7 @@ class _FastPlan:
         self.decoder = fast_path(profile.line, struct)
         self.features = features_for(cat, profile.line, kind)
         self.stamps = profile.switches.stamps_level
+        self.hazard = hazard_function(profile.line, kind)
         self.dynamic = {
             SERVER_VERSION_KEY: profile.version.text,
             SERVER_LEVEL_KEY: str(profile.api_level),
@@ -271,7 +281,9 @@ class _FastPlan:
         if not isinstance(config, bytes | str):
             return None
         value = self.decoder(config)
-        if value is None:
+        if value is None or (self.kind == "stream" and not value.name):
+            return None  # the exact path, or the name check of the general path
+        if self.hazard is not None and self.hazard(value) is not None:
             return None
         level, minimum = self.features(value)
         metadata = value.metadata
@@ -384,7 +396,10 @@ def _decode_existing(
 def _decode_error(
     decoded: Decoded, profile: ServerProfile, *, strict: bool
 ) -> ApiError | None:
-    if strict or decoded.strict_error is None:
+    if not profile.switches.strict_api_option:
+        # 2.10 decodes with json.Unmarshal: one value, unknown fields ignored
+        message = decoded.lenient_error
+    elif strict or decoded.strict_error is None:
         message = decoded.strict_error
         if message is not None and decoded.syntax_offset is not None:
             message = f"{message} at offset {decoded.syntax_offset}"
@@ -407,11 +422,12 @@ def _api_error(profile: ServerProfile, key: str, **values: str) -> ApiError:
 def _rejected(
     info: ServerInfo,
     decoded: Decoded,
-    error: ApiError,
+    error: ApiError | None,
     minimum: str | None,
     *,
     kind: AssetKind,
     op: Operation,
+    crash: str | None = None,
 ) -> Validation:
     return Validation(
         server=info,
@@ -426,6 +442,7 @@ def _rejected(
         created_metadata=None,
         required_level=0,
         min_server_version=minimum,
+        server_crash=crash,
     )
 
 

@@ -1,0 +1,679 @@
+"""Tests for assetgate.validate: the server's reply to create/update requests.
+
+Expected replies are the real servers' texts from /tmp/facts/probe.md.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+import structlog
+
+from assetgate import ApiError, ServerInfo, validate
+
+if TYPE_CHECKING:
+    from assetgate.levels import Catalogue
+    from assetgate.validate import AssetKind
+
+_INVALID = "invalid JSON"
+_VERSIONS_2_11_UP = ["2.11.11", "2.12.8", "2.14.6", "2.15.1"]
+
+
+def _reply(
+    catalogue: Catalogue,
+    body: str | bytes,
+    version: str,
+    kind: AssetKind = "stream",
+    **options: Any,
+) -> str | None:
+    """The error description the server sends, or None when it accepts."""
+    result = validate(body, kind=kind, server=version, catalogue=catalogue, **options)
+    if result.accepted:
+        assert result.error is None
+        return None
+    assert result.error is not None
+    return result.error.description
+
+
+# (probe id, body, version, strict setting, expected description or None = accepted)
+PROBE_STREAMS: list[tuple[str, str, str, bool | None, str | None]] = [
+    ("P1", '{"name":"P1","subjects":["p1.>"]}', "2.10.26", None, None),
+    ("P1", '{"name":"P1","subjects":["p1.>"]}', "2.15.1", True, None),
+    (
+        "E1",
+        '{"name":"E1","subjects":["e1"],"retention":"bogus"}',
+        "2.10.26",
+        None,
+        _INVALID,
+    ),
+    (
+        "E1",
+        '{"name":"E1","subjects":["e1"],"retention":"bogus"}',
+        "2.11.11",
+        None,
+        'invalid JSON: can not unmarshal "\\"bogus\\""',
+    ),
+    (
+        "E1",
+        '{"name":"E1","subjects":["e1"],"retention":"bogus"}',
+        "2.12.8",
+        False,
+        'invalid JSON: can not unmarshal "\\"bogus\\""',
+    ),
+    (
+        "E2",
+        '{"name":"E2","subjects":["e2"],"retention":null}',
+        "2.15.1",
+        None,
+        'invalid JSON: can not unmarshal "null"',
+    ),
+    ("E3", '{"name":"E3","subjects":["e3"],"discard":"NEW"}', "2.10.26", None, None),
+    ("E3", '{"name":"E3","subjects":["e3"],"discard":"NEW"}', "2.14.6", None, None),
+    (
+        "E4",
+        '{"name":"E4","subjects":["e4"],"storage":"any"}',
+        "2.12.8",
+        None,
+        'invalid JSON: can not unmarshal "\\"any\\""',
+    ),
+    (
+        "E5",
+        '{"name":"E5","subjects":["e5"],"compression":"zstd"}',
+        "2.11.11",
+        True,
+        "invalid JSON: unknown compression algorithm",
+    ),
+    (
+        "E5",
+        '{"name":"E5","subjects":["e5"],"compression":"zstd"}',
+        "2.10.26",
+        None,
+        _INVALID,
+    ),
+    (
+        "E6",
+        '{"name":"E6","subjects":["e6"],"retention":5}',
+        "2.14.6",
+        None,
+        'invalid JSON: can not unmarshal "5"',
+    ),
+    ("K1", '{"NAME":"K1","Subjects":["k1"]}', "2.12.8", None, None),
+    ("K2", '{"name":"K2","subjects":["k2"],"name":"K2"}', "2.15.1", None, None),
+    ("K3", '{"name":"K3","subjects":["k3"],"max_msgs":null}', "2.12.8", None, None),
+    (
+        "K4",
+        '{"name":"K4","subjects":["k4"],"\\u017fubjects":["k4b"]}',
+        "2.12.8",
+        True,
+        None,
+    ),
+    (
+        "K4U",
+        '{"name":"K4U","subjects":["k4u"],"\u017fubjects":["k4ub"]}',
+        "2.11.11",
+        True,
+        None,
+    ),
+    (
+        "U1",
+        '{"name":"U1","subjects":["u1"],"zzz":1,"placement":{"qqq":1}}',
+        "2.10.26",
+        None,
+        None,
+    ),
+    (
+        "U1",
+        '{"name":"U1","subjects":["u1"],"zzz":1,"placement":{"qqq":1}}',
+        "2.11.11",
+        None,
+        None,
+    ),
+    (
+        "U1",
+        '{"name":"U1","subjects":["u1"],"zzz":1,"placement":{"qqq":1}}',
+        "2.11.11",
+        True,
+        'invalid JSON: json: unknown field "zzz"',
+    ),
+    (
+        "U1",
+        '{"name":"U1","subjects":["u1"],"zzz":1,"placement":{"qqq":1}}',
+        "2.12.8",
+        None,
+        'invalid JSON: json: unknown field "zzz"',
+    ),
+    (
+        "U1",
+        '{"name":"U1","subjects":["u1"],"zzz":1,"placement":{"qqq":1}}',
+        "2.12.8",
+        False,
+        None,
+    ),
+    (
+        "U2",
+        '{"name":"U2","subjects":["u2"],"placement":{"qqq":1},"zzz":1}',
+        "2.15.1",
+        None,
+        'invalid JSON: json: unknown field "qqq"',
+    ),
+    ("S1", '{"name":"S1",', "2.10.26", None, _INVALID),
+    (
+        "S1",
+        '{"name":"S1",',
+        "2.11.11",
+        None,
+        "invalid JSON: unexpected end of JSON input",
+    ),
+    (
+        "S1",
+        '{"name":"S1",',
+        "2.12.8",
+        False,
+        "invalid JSON: unexpected end of JSON input",
+    ),
+    ("S1", '{"name":"S1",', "2.11.11", True, "invalid JSON: unexpected EOF"),
+    ("S1", '{"name":"S1",', "2.12.8", None, "invalid JSON: unexpected EOF"),
+    ("S1", '{"name":"S1",', "2.15.1", True, "invalid JSON: unexpected EOF"),
+    ("S2", '{"name":"S2"} {"subjects":["s2"]}', "2.11.11", None, None),
+    ("S2", '{"name":"S2"} {"subjects":["s2"]}', "2.12.8", True, None),
+    ("SA", "[]", "2.10.26", None, _INVALID),
+    (
+        "SA",
+        "[]",
+        "2.12.8",
+        False,
+        "invalid JSON: json: cannot unmarshal array into Go value of type server.StreamConfigRequest",
+    ),
+    ("S3", '{"name":"S3","subjects":["s3"],"x":[[[[[[]]]]]]}', "2.11.11", None, None),
+    (
+        "S3",
+        '{"name":"S3","subjects":["s3"],"x":[[[[[[]]]]]]}',
+        "2.14.6",
+        None,
+        'invalid JSON: json: unknown field "x"',
+    ),
+    ("T1", '{"name":"T1","subjects":["t1"],"max_msgs":"x"}', "2.10.26", None, _INVALID),
+    (
+        "T6",
+        '{"name":"T6","subjects":["t6"],"metadata":{"a":1}}',
+        "2.11.11",
+        False,
+        "invalid JSON: json: cannot unmarshal number into Go struct field StreamConfigRequest.StreamConfig.metadata of type string",
+    ),
+    (
+        "T6",
+        '{"name":"T6","subjects":["t6"],"metadata":{"a":1}}',
+        "2.15.1",
+        True,
+        "invalid JSON: json: cannot unmarshal number into Go struct field StreamConfigRequest.metadata.a of type string",
+    ),
+    (
+        "L1",
+        '{"name":"L1","subjects":["l1"],"metadata":{"_nats.req.level":"99"}}',
+        "2.12.8",
+        None,
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("body", "version", "strict", "expected"),
+    [row[1:] for row in PROBE_STREAMS],
+    ids=[
+        f"{row[0]}-{row[2]}-{'default' if row[3] is None else 'strict' if row[3] else 'lenient'}"
+        for row in PROBE_STREAMS
+    ],
+)
+def test_probe_stream_replies(
+    catalogue: Catalogue,
+    body: str,
+    version: str,
+    strict: bool | None,
+    expected: str | None,
+) -> None:
+    """STREAM.CREATE replies match the real servers' (accepted, or the exact error text)."""
+    assert _reply(catalogue, body, version, strict=strict) == expected
+
+
+PROBE_CONSUMERS: list[tuple[str, str, str, str | None]] = [
+    (
+        "C1",
+        '{"durable_name":"C1","deliver_policy":"by_start_time","opt_start_time":"2024-01-01T00:00:00+01:00","ack_policy":"explicit"}',
+        "2.12.8",
+        None,
+    ),
+    (
+        "C2",
+        '{"durable_name":"C2","deliver_policy":"by_start_time","opt_start_time":"2024-13-01T00:00:00Z","ack_policy":"explicit"}',
+        "2.11.11",
+        'invalid JSON: parsing time "2024-13-01T00:00:00Z": month out of range',
+    ),
+    (
+        "C2",
+        '{"durable_name":"C2","deliver_policy":"by_start_time","opt_start_time":"2024-13-01T00:00:00Z","ack_policy":"explicit"}',
+        "2.10.26",
+        _INVALID,
+    ),
+    (
+        "C3",
+        '{"name":"C3","ack_policy":null}',
+        "2.15.1",
+        'invalid JSON: can not unmarshal "null"',
+    ),
+    ("C3", '{"name":"C3","ack_policy":null}', "2.10.26", _INVALID),
+    ("C4", '{"name":"C4","pause_until":"0001-01-01T00:00:00Z"}', "2.14.6", None),
+    (
+        "prio-null",
+        '{"name":"C","priority_policy":null}',
+        "2.12.8",
+        "invalid JSON: unknown priority policy: null",
+    ),
+    (
+        "prioritized",
+        '{"name":"C","priority_policy":"prioritized"}',
+        "2.11.11",
+        'invalid JSON: unknown priority policy: "prioritized"',
+    ),
+    ("prioritized", '{"name":"C","priority_policy":"prioritized"}', "2.12.8", None),
+    (
+        "flow-control",
+        '{"name":"C","ack_policy":"flow_control"}',
+        "2.12.8",
+        'invalid JSON: can not unmarshal "\\"flow_control\\""',
+    ),
+    ("flow-control", '{"name":"C","ack_policy":"flow_control"}', "2.14.6", None),
+    (
+        "sourcing",
+        '{"name":"C","sourcing":true}',
+        "2.12.8",
+        'invalid JSON: json: unknown field "sourcing"',
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("body", "version", "expected"),
+    [row[1:] for row in PROBE_CONSUMERS],
+    ids=[f"{row[0]}-{row[2]}" for row in PROBE_CONSUMERS],
+)
+def test_consumer_replies(
+    catalogue: Catalogue, body: str, version: str, expected: str | None
+) -> None:
+    """CONSUMER.CREATE replies (server default strictness) match the servers' texts."""
+    assert _reply(catalogue, body, version, kind="consumer") == expected
+
+
+@pytest.mark.parametrize(
+    ("version", "strict", "expected"),
+    [
+        (
+            "2.12.8",
+            None,
+            "invalid JSON: invalid character 'x' after object key:value pair at offset 14",
+        ),
+        (
+            "2.11.11",
+            True,
+            "invalid JSON: invalid character 'x' after object key:value pair at offset 14",
+        ),
+        (
+            "2.11.11",
+            None,
+            "invalid JSON: invalid character 'x' after object key:value pair",
+        ),
+        (
+            "2.12.8",
+            False,
+            "invalid JSON: invalid character 'x' after object key:value pair",
+        ),
+        ("2.10.26", None, _INVALID),
+    ],
+    ids=["2.12-default", "2.11-strict", "2.11-default", "2.12-lenient", "2.10"],
+)
+def test_syntax_error_offset_only_strict(
+    catalogue: Catalogue, version: str, strict: bool | None, expected: str
+) -> None:
+    """A strict server appends ` at offset N` to syntax errors; the lenient fallback does not."""
+    assert _reply(catalogue, '{"name":"S1" x', version, strict=strict) == expected
+
+
+@pytest.mark.parametrize("version", _VERSIONS_2_11_UP)
+def test_empty_body_decodes(catalogue: Catalogue, version: str) -> None:
+    """From 2.11 an empty body decodes, then fails the name check (probe SE: 400/10056)."""
+    assert (
+        _reply(catalogue, "", version)
+        == "stream name in subject does not match request"
+    )
+
+
+def test_empty_body_on_2_10(catalogue: Catalogue) -> None:
+    """2.10.26 replies `invalid JSON` to an empty STREAM.CREATE body (probe SE)."""
+    assert _reply(catalogue, "", "2.10.26") == _INVALID
+
+
+def test_concatenated_objects_on_2_10(catalogue: Catalogue) -> None:
+    """2.10.26 replies `invalid JSON` to two concatenated objects (probe S2)."""
+    assert _reply(catalogue, '{"name":"S2"} {"subjects":["s2"]}', "2.10.26") == _INVALID
+
+
+def test_concatenated_objects_stored_merged(catalogue: Catalogue) -> None:
+    """Concatenated objects are accepted and merged from 2.11 (probe S2 stored subjects ["s2"])."""
+    result = validate(
+        '{"name":"S2"} {"subjects":["s2"]}',
+        kind="stream",
+        server="2.12.8",
+        catalogue=catalogue,
+    )
+    assert (result.accepted, result.unknown_fields) == (True, ())
+
+
+@pytest.mark.parametrize(
+    ("version", "strict", "accepted", "unknown", "dropped"),
+    [
+        ("2.10.26", None, True, ("zzz", "placement.qqq"), ("zzz", "placement.qqq")),
+        ("2.11.11", None, True, ("zzz", "placement.qqq"), ("zzz", "placement.qqq")),
+        ("2.12.8", False, True, ("zzz", "placement.qqq"), ("zzz", "placement.qqq")),
+        ("2.12.8", None, False, ("zzz", "placement.qqq"), ()),
+    ],
+    ids=["2.10", "2.11-default", "2.12-lenient", "2.12-default"],
+)
+def test_unknown_and_dropped_fields(
+    catalogue: Catalogue,
+    *,
+    version: str,
+    strict: bool | None,
+    accepted: bool,
+    unknown: tuple[str, ...],
+    dropped: tuple[str, ...],
+) -> None:
+    """Every unknown path is listed; a lenient acceptance reports them as silently dropped."""
+    body = '{"name":"U1","subjects":["u1"],"zzz":1,"placement":{"qqq":1}}'
+    result = validate(
+        body, kind="stream", server=version, strict=strict, catalogue=catalogue
+    )
+    assert (result.accepted, result.unknown_fields, result.dropped_fields) == (
+        accepted,
+        unknown,
+        dropped,
+    )
+
+
+@pytest.mark.parametrize(
+    ("version", "strict", "expected"),
+    [
+        ("2.10.26", None, ServerInfo(version="2.10.26", api_level=None, strict=False)),
+        ("2.10.26", True, ServerInfo(version="2.10.26", api_level=None, strict=False)),
+        ("2.11.11", None, ServerInfo(version="2.11.11", api_level=1, strict=False)),
+        ("2.11.11", True, ServerInfo(version="2.11.11", api_level=1, strict=True)),
+        ("2.12.8", None, ServerInfo(version="2.12.8", api_level=3, strict=True)),
+        ("2.12.8", False, ServerInfo(version="2.12.8", api_level=3, strict=False)),
+    ],
+    ids=["2.10", "2.10-no-option", "2.11", "2.11-strict", "2.12", "2.12-lenient"],
+)
+def test_server_info(
+    catalogue: Catalogue, version: str, strict: bool | None, expected: ServerInfo
+) -> None:
+    """The result names the server, its level and the effective strictness (none on 2.10)."""
+    result = validate(
+        "{}", kind="stream", server=version, strict=strict, catalogue=catalogue
+    )
+    assert result.server == expected
+
+
+# --- header -------------------------------------------------------------------------------------
+
+_HEADER_ERROR = ApiError(
+    code=412, err_code=10185, description="JetStream minimum api level required"
+)
+
+
+@pytest.mark.parametrize(
+    ("kind", "body", "version", "header", "expected"),
+    [
+        ("stream", '{"name":"S"}', "2.12.8", "4", _HEADER_ERROR),
+        ("stream", '{"name":"S"}', "2.12.8", "1 ", _HEADER_ERROR),
+        ("stream", '{"name":"S"}', "2.12.8", " 1", None),
+        ("stream", '{"name":"S"}', "2.11.11", "99", None),
+        ("consumer", '{"name":"C"}', "2.15.1", "abc", _HEADER_ERROR),
+        (
+            "consumer",
+            '{"name":"C","ack_policy":null}',
+            "2.15.1",
+            "99",
+            ApiError(
+                code=400,
+                err_code=10025,
+                description='invalid JSON: can not unmarshal "null"',
+            ),
+        ),
+    ],
+    ids=[
+        "too-high",
+        "trailing-space",
+        "leading-space",
+        "ignored-2.11",
+        "consumer",
+        "consumer-decodes-first",
+    ],
+)
+def test_required_level_header(
+    catalogue: Catalogue,
+    *,
+    kind: AssetKind,
+    body: str,
+    version: str,
+    header: str,
+    expected: ApiError | None,
+) -> None:
+    """Nats-Required-Api-Level: 412/10185; consumer create decodes the body first."""
+    result = validate(
+        body, kind=kind, server=version, api_level_header=header, catalogue=catalogue
+    )
+    assert result.error == expected
+
+
+def test_stream_header_checked_before_decoding(catalogue: Catalogue) -> None:
+    """STREAM.CREATE answers 412 for an unmet header even when the body would not decode."""
+    result = validate(
+        '{"name":"S","zzz":1}',
+        kind="stream",
+        server="2.15.1",
+        api_level_header="99",
+        catalogue=catalogue,
+    )
+    assert result.error == _HEADER_ERROR
+
+
+# --- existing assets -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kind", "body", "existing", "expected"),
+    [
+        (
+            "stream",
+            '{"name":"S","subjects":["b"]}',
+            '{"name":"S","subjects":["a"]}',
+            ApiError(
+                code=400,
+                err_code=10058,
+                description="stream name already in use with a different configuration",
+            ),
+        ),
+        (
+            "consumer",
+            '{"name":"C","ack_policy":"all"}',
+            '{"name":"C","ack_policy":"explicit"}',
+            ApiError(code=400, err_code=10148, description="consumer already exists"),
+        ),
+    ],
+    ids=["stream", "consumer"],
+)
+def test_create_over_different_existing(
+    catalogue: Catalogue, kind: AssetKind, body: str, existing: str, expected: ApiError
+) -> None:
+    """Creating over an existing asset with a different config gives the server's error."""
+    result = validate(
+        body, kind=kind, server="2.12.8", existing=existing, catalogue=catalogue
+    )
+    assert result.error == expected
+
+
+def test_update_over_different_existing(catalogue: Catalogue) -> None:
+    """An update may change the config."""
+    result = validate(
+        '{"name":"S","subjects":["b"]}',
+        kind="stream",
+        server="2.12.8",
+        op="update",
+        existing='{"name":"S","subjects":["a"]}',
+        catalogue=catalogue,
+    )
+    assert result.accepted is True
+
+
+def test_mapping_input(catalogue: Catalogue) -> None:
+    """A mapping is validated like its JSON encoding."""
+    result = validate(
+        {"name": "S", "allow_msg_ttl": True},
+        kind="stream",
+        server="2.11.11",
+        catalogue=catalogue,
+    )
+    assert (result.accepted, result.required_level) == (True, 1)
+
+
+def test_clean_property(catalogue: Catalogue) -> None:
+    """`clean` is accepted with nothing dropped."""
+    clean = validate(
+        '{"name":"S"}', kind="stream", server="2.11.11", catalogue=catalogue
+    )
+    dropped = validate(
+        '{"name":"S","zzz":1}', kind="stream", server="2.11.11", catalogue=catalogue
+    )
+    rejected = validate(
+        '{"name":"S","zzz":1}', kind="stream", server="2.12.8", catalogue=catalogue
+    )
+    assert (clean.clean, dropped.clean, rejected.clean) == (True, False, False)
+
+
+# --- soft mode -------------------------------------------------------------------------------------
+
+
+def test_soft_mode_accepts_and_logs(catalogue: Catalogue) -> None:
+    """soft=True on 2.12.8 accepts unknown fields and logs one warning per unknown field."""
+    body = '{"name":"S","zzz":1,"placement":{"qqq":1}}'
+    with structlog.testing.capture_logs() as logs:
+        result = validate(
+            body, kind="stream", server="2.12.8", soft=True, catalogue=catalogue
+        )
+    expected_logs = [
+        {
+            "event": "unknown_field_ignored",
+            "log_level": "warning",
+            "asset": "S",
+            "kind": "stream",
+            "field": field,
+            "server_version": "2.12.8",
+        }
+        for field in ("zzz", "placement.qqq")
+    ]
+    assert (result.accepted, result.error, logs) == (True, None, expected_logs)
+
+
+def test_soft_mode_clean_logs_nothing(catalogue: Catalogue) -> None:
+    """soft=True with no unknown field logs nothing."""
+    with structlog.testing.capture_logs() as logs:
+        result = validate(
+            '{"name":"S"}',
+            kind="stream",
+            server="2.12.8",
+            soft=True,
+            catalogue=catalogue,
+        )
+    assert (result.accepted, logs) == (True, [])
+
+
+def test_soft_with_strict_is_fatal(catalogue: Catalogue) -> None:
+    """soft=True with an explicit strict=True rejects the unknown field."""
+    result = validate(
+        '{"name":"S","zzz":1}',
+        kind="stream",
+        server="2.12.8",
+        soft=True,
+        strict=True,
+        catalogue=catalogue,
+    )
+    expected = ApiError(
+        code=400, err_code=10025, description='invalid JSON: json: unknown field "zzz"'
+    )
+    assert (result.accepted, result.error) == (False, expected)
+
+
+def test_soft_mode_enum_still_fatal(catalogue: Catalogue) -> None:
+    """soft=True does not help an unknown enum value: the lenient decode fails too."""
+    body = '{"name":"C","ack_policy":"flow_control"}'
+    assert (
+        _reply(catalogue, body, "2.12.8", kind="consumer", soft=True)
+        == 'invalid JSON: can not unmarshal "\\"flow_control\\""'
+    )
+
+
+# --- bad input never raises -----------------------------------------------------------------------
+
+
+def _deep(levels: int) -> bytes:
+    return b"[" * levels + b"]" * levels
+
+
+BAD_INPUTS: list[tuple[str, bytes]] = [
+    ("invalid-json", b'{"name":'),
+    ("binary", bytes(range(32))),
+    (
+        "wrong-types",
+        b'{"name":["x"],"subjects":{"a":1},"max_msgs":true,"placement":"p"}',
+    ),
+    ("huge-unknown-string", b'{"name":"S","huge":"' + b"a" * 50_000_000 + b'"}'),
+    ("nesting-100k", _deep(100_000)),
+    ("nesting-9k-in-unknown", b'{"name":"S","x":' + _deep(9_000) + b"}"),
+    ("bad-utf8-in-unknown", b'{"name":"S","x":"\xff\xfe"}'),
+]
+
+
+@pytest.mark.parametrize("version", ["2.10.26", "2.11.11", "2.12.8", "2.15.1"])
+@pytest.mark.parametrize(
+    ("case", "body"), BAD_INPUTS, ids=[case for case, _ in BAD_INPUTS]
+)
+def test_bad_input_gives_result(
+    catalogue: Catalogue, case: str, body: bytes, version: str
+) -> None:
+    """Hostile stream bodies give an answer (accepted, or an `invalid JSON` reply), never a traceback."""
+    result = validate(body, kind="stream", server=version, catalogue=catalogue)
+    description = result.error.description if result.error else ""
+    assert (case, result.accepted or description.startswith(_INVALID)) == (case, True)
+
+
+@pytest.mark.parametrize("version", ["2.11.11", "2.12.8"])
+def test_bad_input_consumer(catalogue: Catalogue, version: str) -> None:
+    """A hostile consumer body also gives an answer."""
+    result = validate(
+        b'{"name":' + _deep(100_000),
+        kind="consumer",
+        server=version,
+        catalogue=catalogue,
+    )
+    assert result.accepted is False
+
+
+@pytest.mark.parametrize("version", ["2.10.26", "2.11.11", "2.12.8"])
+def test_invalid_utf8_in_known_field(catalogue: Catalogue, version: str) -> None:
+    """Invalid UTF-8 in a known string is replaced by U+FFFD (Go) and the config accepted."""
+    result = validate(
+        b'{"name":"S\xff","subjects":["a"]}',
+        kind="stream",
+        server=version,
+        catalogue=catalogue,
+    )
+    assert result.accepted is True
