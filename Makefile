@@ -29,6 +29,7 @@ fast: $(STAMP) lint
 
 lint: $(STAMP)
 	@$(BIN)/ruff check .
+	@$(BIN)/ruff format --check .
 	@$(BIN)/mypy
 
 bench: $(STAMP)
