@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Final
 
 from assetgate._compile import features_for, level_function
+from assetgate.decode import decode
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -23,6 +24,7 @@ __all__ = [
     "REQUIRED_LEVEL_KEY",
     "SERVER_LEVEL_KEY",
     "SERVER_VERSION_KEY",
+    "config_features",
     "go_atoi",
     "header_accepted",
     "min_server_version",
@@ -175,3 +177,51 @@ def min_server_version(
     ``line``'s model.
     """
     return features_for(catalogue, line, kind)(config)[1]
+
+
+def config_features(
+    raw: bytes, kind: str, catalogue: Catalogue
+) -> tuple[int, str] | None:
+    """What a config needs, whatever server it meets: (required level, earliest release).
+
+    The newest release line decides when it knows every field; otherwise the lines are
+    tried from the oldest on and the first that knows them all decides (stream templates'
+    ``template_owner`` is known up to 2.12 only). ``None`` when no release knows every
+    field, or none can decode the config at all.
+    """
+    struct = "StreamConfig" if kind == "stream" else "ConsumerConfig"
+    newest = catalogue.newest
+    go_json = newest.ranges[-1].switches.go_json
+    decoded = decode(raw, newest, struct, context="stored", go_json=go_json)
+    if decoded.config is not None and not decoded.unknown_fields:
+        return features_for(catalogue, newest, kind)(decoded.config)
+    known = _known_names(catalogue)
+    if any(_leaf(path) not in known for path in decoded.unknown_fields):
+        return None  # a field no release knows
+    for line in catalogue.lines[:-1]:
+        go_json = line.ranges[-1].switches.go_json
+        other = decode(raw, line, struct, context="stored", go_json=go_json)
+        if other.config is not None and not other.unknown_fields:
+            return features_for(catalogue, line, kind)(other.config)
+    return None
+
+
+def _leaf(path: str) -> str:
+    return path.rsplit(".", 1)[-1].split("[", 1)[0]
+
+
+_KNOWN: dict[int, tuple[Catalogue, frozenset[str]]] = {}
+
+
+def _known_names(catalogue: Catalogue) -> frozenset[str]:
+    """Every JSON field name any release line knows, in any struct."""
+    cached = _KNOWN.get(id(catalogue))
+    if cached is None or cached[0] is not catalogue:
+        names = frozenset(
+            field.name
+            for line in catalogue.lines
+            for struct in line.structs.values()
+            for field in struct.fields
+        )
+        cached = _KNOWN[id(catalogue)] = (catalogue, names)
+    return cached[1]

@@ -22,6 +22,7 @@ from assetgate.metadata import (
     REQUIRED_LEVEL_KEY,
     SERVER_LEVEL_KEY,
     SERVER_VERSION_KEY,
+    config_features,
     created_metadata,
     header_accepted,
     min_server_version,
@@ -474,49 +475,12 @@ def _min_version(
     profile: ServerProfile,
     cat: Catalogue,
 ) -> str | None:
-    """The earliest release for the config.
-
-    When the server's own line does not know every field, the lines are tried from the
-    oldest on: the first that knows them all decides (``template_owner`` is known up to
-    2.12 only).
-    """
+    """The earliest release for the config (see :func:`config_features`)."""
     if not decoded.unknown_fields and decoded.config is not None:
         config = decoded.config.config if kind == "consumer" else decoded.config
         return min_server_version(config, profile.line, cat, kind=kind)
-    known = _known_names(cat)
-    if any(
-        path.rsplit(".", 1)[-1].split("[", 1)[0] not in known
-        for path in decoded.unknown_fields
-    ):
-        return None  # a field no release knows
-    struct = "StreamConfig"
-    if kind == "consumer":
-        raw = _CONSUMER_PREFIX + raw + b"}"
-        struct = "CreateConsumerRequest"
-    for line in cat.lines:
-        go_json = line.ranges[-1].switches.go_json
-        other = decode(raw, line, struct, context="stored", go_json=go_json)
-        if other.config is not None and not other.unknown_fields:
-            config = other.config.config if kind == "consumer" else other.config
-            return min_server_version(config, line, cat, kind=kind)
-    return None
-
-
-_KNOWN: dict[int, tuple[Catalogue, frozenset[str]]] = {}
-
-
-def _known_names(cat: Catalogue) -> frozenset[str]:
-    """Every JSON field name any release line knows, in any struct."""
-    cached = _KNOWN.get(id(cat))
-    if cached is None or cached[0] is not cat:
-        names = frozenset(
-            field.name
-            for line in cat.lines
-            for struct in line.structs.values()
-            for field in struct.fields
-        )
-        cached = _KNOWN[id(cat)] = (cat, names)
-    return cached[1]
+    needs = config_features(raw, kind, cat)
+    return None if needs is None else needs[1]
 
 
 def _log_soft(decoded: Decoded, kind: AssetKind, profile: ServerProfile) -> None:

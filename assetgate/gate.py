@@ -1,0 +1,318 @@
+"""Classify stored assets for a target nats-server version: the server's own decisions.
+
+For each stream and consumer, what the target does when it loads the stored config:
+``online`` (loaded, every field honoured), ``offline`` (loaded offline, with the exact
+reason that version prints in that mode), ``degraded`` (loaded, non-zero fields silently
+dropped: 2.10.x and 2.11.0-2.11.8), ``unloadable`` (even the lenient decode fails, so
+the asset vanishes with the server's error text) or ``detached`` (a supported consumer
+that is not loaded because its stream is not). The decision table is section 4 of
+``nats-asset-versioning.md``; the wordings are data in ``levels/``.
+
+Pure: no I/O. The caller groups a stream with its consumers (:func:`classify_stream`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final, Literal
+
+import msgspec
+
+from assetgate._goscan import go_quote
+from assetgate.decode import Decoded, decode
+from assetgate.metadata import (
+    REQUIRED_LEVEL_KEY,
+    config_features,
+    go_atoi,
+    supports_required_level,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from assetgate.inventory import Asset
+    from assetgate.levels import Catalogue, ServerProfile
+
+__all__ = [
+    "Judged",
+    "Mode",
+    "State",
+    "Verdict",
+    "classify_stream",
+    "decode_stored",
+    "judge",
+    "settle",
+]
+
+State = Literal["online", "offline", "degraded", "unloadable", "detached"]
+Mode = Literal["single", "cluster"]
+Drift = Literal["stamp_missing", "stamp_unparsable", "stamp_too_low", "stamp_too_high"]
+
+STATES: Final[tuple[State, ...]] = (
+    "online",
+    "offline",
+    "degraded",
+    "unloadable",
+    "detached",
+)
+
+
+class Verdict(msgspec.Struct, frozen=True, kw_only=True):
+    """What the target server does with one stored asset.
+
+    Attributes:
+        state: ``online``, ``offline``, ``degraded``, ``unloadable`` or ``detached``.
+        reason: the server's own words (offline reason, decode error), or assetgate's
+            for ``detached``; ``None`` when online.
+        target: the server version the asset was judged against.
+        stamped_level: the stored ``_nats.req.level``, verbatim (``None``: no stamp).
+        required_level: the level the config's features need (``None``: no release
+            knows every field).
+        min_server_version: the earliest release that can honour the config.
+        unknown_fields: every field the target does not know, as a path.
+        dropped_fields: unknown fields set to a non-zero value (lost on a lenient load).
+        drift: the stamp disagrees with the features: ``stamp_missing`` (created before
+            2.11 or restored), ``stamp_unparsable``, ``stamp_too_low`` (an older server
+            would load it without the features), ``stamp_too_high``.
+    """
+
+    source: str
+    cluster: str
+    account: str
+    kind: Literal["stream", "consumer"]
+    stream: str
+    name: str
+    state: State
+    reason: str | None
+    target: str
+    stamped_level: str | None
+    required_level: int | None
+    min_server_version: str | None
+    unknown_fields: tuple[str, ...] = ()
+    dropped_fields: tuple[str, ...] = ()
+    drift: Drift | None = None
+    accepted: str | None = None
+
+
+class Judged(msgspec.Struct, frozen=True, kw_only=True):
+    """An asset judged on its own, before its stream or consumers are considered.
+
+    Compact and picklable (no config bytes), so that judging, the costly part, can run
+    in worker processes; ``subjects`` are the subjects a stream claims (its name when
+    it has none and no mirror or sources).
+    """
+
+    verdict: Verdict
+    subjects: tuple[str, ...] = ()
+
+
+def decode_stored(asset: Asset, profile: ServerProfile) -> Decoded:
+    """Decode a stored config as the target reads it from disk or the meta layer."""
+    struct = "StreamConfig" if asset.kind == "stream" else "ConsumerConfig"
+    return decode(
+        asset.config,
+        profile.line,
+        struct,
+        context="stored",
+        go_json=profile.switches.go_json,
+    )
+
+
+def classify_stream(
+    stream: Asset | None,
+    consumers: Sequence[Asset],
+    *,
+    profile: ServerProfile,
+    mode: Mode,
+    catalogue: Catalogue,
+) -> list[Verdict]:
+    """Verdicts for one stream and its consumers (``stream`` is ``None`` if missing)."""
+    judged_stream = None if stream is None else judge(stream, profile, mode, catalogue)
+    judged = [judge(asset, profile, mode, catalogue) for asset in consumers]
+    return settle(judged_stream, judged, profile)
+
+
+def judge(
+    asset: Asset, profile: ServerProfile, mode: Mode, catalogue: Catalogue
+) -> Judged:
+    """Judge one asset on its own: decode it as the target does and apply section 4.1."""
+    decoded = decode_stored(asset, profile)
+    state: State
+    reason: str | None = None
+    if decoded.lenient_error is not None or decoded.config is None:
+        state, reason = "unloadable", decoded.lenient_error or "cannot decode"
+    elif profile.switches.offline == "none":
+        state = "degraded" if decoded.dropped_fields else "online"
+    else:
+        reason = _offline_reason(decoded, profile, mode)
+        state = "online" if reason is None else "offline"
+    verdict = _verdict(
+        asset, decoded, state, reason, profile=profile, catalogue=catalogue
+    )
+    subjects: tuple[str, ...] = ()
+    if asset.kind == "stream" and decoded.config is not None:
+        config = decoded.config
+        subjects = tuple(config.subjects or ())
+        if not subjects and config.mirror is None and not config.sources:
+            subjects = (config.name or asset.name,)
+    return Judged(verdict=verdict, subjects=subjects)
+
+
+def settle(
+    stream: Judged | None, consumers: Sequence[Judged], profile: ServerProfile
+) -> list[Verdict]:
+    """Apply what a stream and its consumers do to each other.
+
+    A supported stream with an offline consumer is stopped (``stopped - unsupported
+    consumer "C"`` from 2.11.11/2.12.1); the supported consumers of a stream that is
+    offline, stopped, unloadable or missing are detached. The consumer named is the
+    first offline one in name order, as a single server reads the consumer directories
+    in that order.
+    """
+    verdicts: list[Verdict] = []
+    stream_state: State | None = None
+    stream_reason: str | None = None
+    if stream is not None:
+        head = stream.verdict
+        stream_state, stream_reason = head.state, head.reason
+        offline = sorted(
+            j.verdict.name for j in consumers if j.verdict.state == "offline"
+        )
+        if offline and stream_state in {"online", "degraded"}:
+            stream_state = "offline"
+            stream_reason = _stopped_reason(profile, offline[0])
+            head = msgspec.structs.replace(
+                head, state=stream_state, reason=stream_reason, dropped_fields=()
+            )
+        verdicts.append(head)
+    for judged in consumers:
+        verdict = judged.verdict
+        if verdict.state in {"online", "degraded"} and stream_state not in {
+            "online",
+            "degraded",
+        }:
+            reason = _detached_reason(verdict.stream, stream_state, stream_reason)
+            verdict = msgspec.structs.replace(
+                verdict, state="detached", reason=reason, dropped_fields=()
+            )
+        verdicts.append(verdict)
+    return verdicts
+
+
+def _offline_reason(decoded: Decoded, profile: ServerProfile, mode: Mode) -> str | None:
+    """The offline reason the target prints (section 4.1), or ``None`` when supported."""
+    metadata = getattr(decoded.config, "metadata", None) or {}
+    requested = metadata.get(REQUIRED_LEVEL_KEY, "")
+    level = profile.api_level or 0
+    supported = supports_required_level(metadata, level)
+    error = decoded.strict_error
+    generation = profile.switches.offline
+    words = profile.line.offline[generation]
+    values = {
+        "req": requested,
+        "level": str(level),
+        "err": error or "",
+        "err_nojson": (error or "").removeprefix("json: "),
+    }
+    if generation == "gen2":
+        if mode == "single":
+            if not supported:
+                key = "config_error" if error is not None else "level"
+            elif error is not None:
+                key = "decoding"
+            else:
+                return None
+        elif error is not None and error.startswith("json:"):
+            key = "config_error"
+        elif not supported:
+            key = "level"
+        elif error is not None:
+            key = "stopped"
+        else:
+            return None
+    elif not supported:
+        key = "level"
+    elif error is not None:
+        key = "decoding" if mode == "single" else "stopped"
+    else:
+        return None
+    return words[key].format(**values)
+
+
+def _stopped_reason(profile: ServerProfile, consumer: str) -> str:
+    words = profile.line.offline[profile.switches.offline]
+    template = words.get("stopped_by_consumer", words["stopped"])
+    return template.format(name=go_quote(consumer))
+
+
+def _detached_reason(stream: str, state: State | None, reason: str | None) -> str:
+    if state is None:
+        return f"stream {go_quote(stream)} is not in the inventory"
+    if state == "unloadable":
+        return f"stream {go_quote(stream)} does not load: {reason}"
+    return f"stream {go_quote(stream)} is offline: {reason}"
+
+
+def _verdict(
+    asset: Asset,
+    decoded: Decoded,
+    state: State,
+    reason: str | None,
+    *,
+    profile: ServerProfile,
+    catalogue: Catalogue,
+) -> Verdict:
+    metadata = getattr(decoded.config, "metadata", None) if decoded.config else None
+    stamped = metadata.get(REQUIRED_LEVEL_KEY) if metadata else None
+    if decoded.config is None:
+        stamped = _raw_stamp(asset)
+    needs = config_features(asset.config, asset.kind, catalogue)
+    required = None if needs is None else needs[0]
+    return Verdict(
+        source=asset.source,
+        cluster=asset.cluster,
+        account=asset.account,
+        kind=asset.kind,
+        stream=asset.stream,
+        name=asset.name,
+        state=state,
+        reason=reason,
+        target=profile.version.text,
+        stamped_level=stamped,
+        required_level=required,
+        min_server_version=None if needs is None else needs[1],
+        unknown_fields=decoded.unknown_fields,
+        dropped_fields=decoded.dropped_fields if state == "degraded" else (),
+        drift=_drift(stamped, required, profile),
+    )
+
+
+class _MetadataView(msgspec.Struct):
+    """Just the metadata of a config, for configs the target cannot decode."""
+
+    metadata: dict[str, str] | None = None
+
+
+def _raw_stamp(asset: Asset) -> str | None:
+    try:
+        view = msgspec.json.decode(asset.config, type=_MetadataView)
+    except (
+        msgspec.DecodeError,
+        msgspec.ValidationError,
+        UnicodeDecodeError,
+        RecursionError,
+    ):
+        return None
+    return (view.metadata or {}).get(REQUIRED_LEVEL_KEY)
+
+
+def _drift(
+    stamped: str | None, required: int | None, profile: ServerProfile
+) -> Drift | None:
+    if stamped is None:
+        return "stamp_missing" if profile.switches.stamps_level else None
+    level = go_atoi(stamped)
+    if level is None:
+        return "stamp_unparsable"
+    if required is None or level == required:
+        return None
+    return "stamp_too_low" if level < required else "stamp_too_high"
