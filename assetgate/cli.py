@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Final
 import msgspec
 
 from assetgate import __version__
+from assetgate._cli_check import UsageError, run_check
 from assetgate._logconfig import configure_logging
+from assetgate.admission import Admission, admit
 from assetgate.errors import AssetgateError, CatalogueError
 from assetgate.levels import build_catalogue, checksum_text, describe, load_catalogue
 from assetgate.validate import Validation, validate
@@ -51,6 +53,7 @@ class _Usage(Exception):
 
 _EPILOG_MAIN = """\
 examples:
+  assetgate check fixtures/inventories/demo.jsonl --target 2.11.11
   assetgate validate stream.json --kind stream --server 2.11.11
   echo '{"name":"S","allow_batched":true}' | assetgate validate - --kind stream --server 2.12.8
   assetgate levels --verify
@@ -138,6 +141,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="simulate a Nats-Required-Api-Level request header",
     )
     val.add_argument(
+        "--inventory",
+        action="append",
+        metavar="FILE",
+        help="the assets the server already holds: also predict refusals for subject "
+        "overlaps (400/10065) and offline streams or consumers (500/10194, 10195)",
+    )
+    val.add_argument(
+        "--account", default="$G", help="the account of the request (with --inventory)"
+    )
+    val.add_argument(
+        "--cluster", default="", help="the cluster of the request (with --inventory)"
+    )
+    val.add_argument(
+        "--stream", help="the stream of a consumer request (with --inventory)"
+    )
+    val.add_argument(
+        "--mode",
+        choices=["single", "cluster"],
+        default="cluster",
+        help="single server or clustered (with --inventory)",
+    )
+    val.add_argument(
         "--no-created-version",
         action="store_true",
         help="leave out the created-version metadata",
@@ -150,6 +175,68 @@ def build_parser() -> argparse.ArgumentParser:
     )
     val.add_argument(
         "--output", metavar="FILE", help="write the report here instead of stdout"
+    )
+
+    chk = sub.add_parser(
+        "check",
+        help="classify a whole inventory for a target version (pre-upgrade runbooks and CI)",
+        description=(
+            "Predict what the target nats-server version does with every stream and consumer of "
+            "an inventory: online, offline (with the server's reason), degraded (fields silently "
+            "dropped), unloadable (the asset vanishes) or detached (its stream is not loaded); "
+            "subject overlaps per account, offline streams included. Inventories: canonical JSON "
+            "Lines, STREAM/CONSUMER INFO and LIST replies, `nats stream info --json`, /jsz. "
+            "Exit 0: nothing reaches --fail-on; 1: something does; 2: usage error."
+        ),
+        epilog=(
+            "examples:\n"
+            "  assetgate check fixtures/inventories/demo.jsonl --target 2.11.11\n"
+            "  assetgate check inv.jsonl --target 2.12.8 --mode single --format markdown\n"
+            "  assetgate check inv.jsonl --target east=2.11.11,west=2.12.8 --format sarif -o r.sarif\n"
+            "  assetgate check inv.jsonl --target 2.11.11 --accept 'degraded:*/$G/LEGACY*'\n"
+            "  assetgate check inv.jsonl --target 2.11.11 --plan-out plan.json\n"
+            "  assetgate check --verify-plan plan.json inv.jsonl\n"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    chk.add_argument(
+        "inventory", metavar="INVENTORY", nargs="+", help="inventory files"
+    )
+    chk.add_argument(
+        "--target",
+        action="append",
+        metavar="VERSION|CLUSTER=VERSION,...",
+        help="target version; per cluster as CLUSTER=VERSION (repeatable); "
+        "in a rolling upgrade use the lowest version among the cluster's servers",
+    )
+    chk.add_argument("--mode", choices=["single", "cluster"], default="cluster")
+    chk.add_argument(
+        "--format",
+        choices=["text", "json", "markdown", "sarif", "junit"],
+        default="text",
+    )
+    chk.add_argument("--output", "-o", metavar="FILE", help="write the report here")
+    chk.add_argument(
+        "--fail-on",
+        metavar="STATE,...",
+        help="what makes the exit status 1 (default: offline,degraded,unloadable,detached,"
+        "errors; also overlaps and drift flags stamp_missing, stamp_unparsable, "
+        "stamp_too_low, stamp_too_high; none)",
+    )
+    chk.add_argument(
+        "--accept",
+        action="append",
+        metavar="RULE:ASSET",
+        help="an audited exception recorded in the report: RULE is a state, a drift flag, "
+        "overlap or *; ASSET a glob over cluster/account/stream[/consumer] (repeatable)",
+    )
+    chk.add_argument(
+        "--plan-out", metavar="FILE", help="write the verdicts as a prepared plan"
+    )
+    chk.add_argument(
+        "--verify-plan",
+        metavar="FILE",
+        help="re-evaluate a prepared plan; exit 0 only if no verdict changed",
     )
 
     lev = sub.add_parser(
@@ -192,8 +279,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "validate":
             return _validate(args)
+        if args.command == "check":
+            return run_check(args, _catalogue(args))
         return _levels(args)
-    except _Usage as exc:
+    except (_Usage, UsageError) as exc:
         print(f"assetgate: error: {exc}", file=sys.stderr)
         return ExitCode.USAGE
     except CatalogueError as exc:
@@ -239,6 +328,7 @@ def _validate(args: argparse.Namespace) -> int:
         (path, _read(path)) for path in args.files
     ]  # unreadable input: exit 2, nothing written
     results: list[tuple[str, Validation]] = []
+    admissions: dict[str, Admission] = {}
     for path, config in inputs:
         result = validate(
             config,
@@ -252,15 +342,35 @@ def _validate(args: argparse.Namespace) -> int:
             catalogue=catalogue,
         )
         results.append((path, result))
+        if args.inventory:
+            admissions[path] = admit(
+                args.inventory,
+                config,
+                kind=args.kind,
+                target=args.server,
+                op=args.op,
+                account=args.account,
+                cluster=args.cluster,
+                stream=args.stream,
+                mode=args.mode,
+                catalogue=catalogue,
+            )
     if args.format == OutputFormat.JSON:
-        payload: object = (
-            results[0][1]
-            if len(results) == 1
-            else [
-                {"source": path, **msgspec.to_builtins(result)}
-                for path, result in results
-            ]
-        )
+        items = [
+            {
+                "source": path,
+                **msgspec.to_builtins(result),
+                **(
+                    {"admission": _admission_json(admissions[path])}
+                    if path in admissions
+                    else {}
+                ),
+            }
+            for path, result in results
+        ]
+        if len(items) == 1:
+            del items[0]["source"]
+        payload: object = items[0] if len(items) == 1 else items
         _write(
             args,
             msgspec.json.format(msgspec.json.encode(payload).decode(), indent=2) + "\n",
@@ -268,10 +378,40 @@ def _validate(args: argparse.Namespace) -> int:
     else:
         _write(
             args,
-            "".join(render_validation(result, source=path) for path, result in results),
+            "".join(
+                render_validation(result, source=path)
+                + _render_admission(admissions.get(path))
+                for path, result in results
+            ),
         )
-    clean = all(result.clean for _, result in results)
+    clean = all(result.clean for _, result in results) and all(
+        a.allowed for a in admissions.values()
+    )
     return ExitCode.OK if clean else ExitCode.FINDINGS
+
+
+def _admission_json(admission: Admission) -> dict[str, object]:
+    return {
+        "allowed": admission.allowed,
+        "error": msgspec.to_builtins(admission.error),
+        "conflicts": msgspec.to_builtins(admission.conflicts),
+    }
+
+
+def _render_admission(admission: Admission | None) -> str:
+    if admission is None:
+        return ""
+    if admission.allowed:
+        return "  with inventory:   allowed\n"
+    error = admission.error
+    head = f"{error.code}/{error.err_code} {error.description}" if error else "refused"
+    lines = [f"  with inventory:   refused: {head}"]
+    lines.extend(
+        f"    overlaps {c.stream!r} ({c.subject} ~ {c.requested})"
+        + (" [offline]" if c.offline else "")
+        for c in admission.conflicts
+    )
+    return "\n".join(lines) + "\n"
 
 
 def render_validation(result: Validation, *, source: str) -> str:
