@@ -58,7 +58,7 @@ class Admission(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def admit(
-    inventory: Iterable[str | os.PathLike[str]] | Iterable[Asset],
+    inventory: Iterable[str | os.PathLike[str] | Asset],
     config: bytes | str | Mapping[str, Any],
     *,
     kind: AssetKind,

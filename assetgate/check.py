@@ -11,18 +11,19 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
+import os
 from collections import defaultdict
 from typing import TYPE_CHECKING, Final
 
 import msgspec
 
+from assetgate._parallel import judge_files
 from assetgate.gate import STATES, Judged, Mode, Verdict, judge, settle
 from assetgate.inventory import Asset, Ignored, RecordError, read_inventory
 from assetgate.levels import Catalogue, ServerProfile, load_catalogue
 from assetgate.subjects import find_overlaps
 
 if TYPE_CHECKING:
-    import os
     from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 __all__ = [
@@ -153,12 +154,13 @@ def parse_targets(values: Sequence[str]) -> dict[str, str]:
 
 
 def check(
-    inventory: Iterable[str | os.PathLike[str]] | Iterable[Asset],
+    inventory: Iterable[str | os.PathLike[str] | Asset | RecordError | Ignored],
     *,
     target: str | Mapping[str, str],
     mode: Mode = "cluster",
     accept: Sequence[str] = (),
     catalogue: Catalogue | None = None,
+    workers: int | None = 1,
 ) -> Report:
     """Classify an inventory for a target nats-server version.
 
@@ -171,6 +173,8 @@ def check(
         accept: ``RULE:ASSET`` exceptions: RULE is a state, a drift flag, ``overlap``
             or ``*``; ASSET a glob over ``cluster/account/stream[/consumer]``.
         catalogue: the level catalogue (default: the packaged one).
+        workers: processes judging JSON Lines files in parallel (``None``: one per
+            core; 1: this process only).
 
     Raises:
         InvalidServerVersion, UnknownServerVersion: a target is not a known release.
@@ -181,13 +185,33 @@ def check(
     profiles = {cluster: cat.server(version) for cluster, version in targets.items()}
     rules = [_parse_accept(item) for item in accept]
     collector = Collector(profiles, mode, cat)
-    for record in iter_records(inventory):
+    count = (os.cpu_count() or 1) if workers is None else max(workers, 1)
+    items = list(inventory)
+    paths = [item for item in items if isinstance(item, str | os.PathLike)]
+    if count > 1 and paths and len(paths) == len(items):
+        rest: list[str | os.PathLike[str]] = []
+        for path, judged in judge_files(
+            [os.fspath(p) for p in paths],
+            profiles=profiles,
+            mode=mode,
+            catalogue=cat,
+            workers=count,
+        ):
+            if not judged:
+                rest.append(path)
+            for item in judged:
+                if isinstance(item, tuple):
+                    collector.add_judged(*item)
+                else:
+                    collector.add(item)
+        items = list(rest)
+    for record in iter_records(items):
         collector.add(record)
     return collector.report(targets, rules)
 
 
 def iter_records(
-    inventory: Iterable[str | os.PathLike[str]] | Iterable[Asset],
+    inventory: Iterable[str | os.PathLike[str] | Asset | RecordError | Ignored],
 ) -> Iterator[Asset | RecordError | Ignored]:
     """Records given directly pass through; paths are read with the inventory reader."""
     paths: list[str | os.PathLike[str]] = []
@@ -255,8 +279,16 @@ class Collector:
                 ErrorEntry(source=record.source, message=message, retriable=False)
             )
             return
-        self.hashes.append(_asset_hash(record))
         judged = judge(record, self.profile(record.cluster), self.mode, self.cat)
+        self.add_judged(_asset_hash(record), record, judged, counted=True)
+
+    def add_judged(
+        self, digest: bytes, record: Asset, judged: Judged, *, counted: bool = False
+    ) -> None:
+        """Account for an asset judged elsewhere (a worker process)."""
+        if not counted:
+            self.records += 1
+        self.hashes.append(digest)
         key = (record.cluster, record.account, record.stream)
         if record.kind == "stream":
             if key in self.streams:

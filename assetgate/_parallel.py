@@ -1,0 +1,140 @@
+"""Judge JSON Lines inventories on every core: a process pool over byte ranges.
+
+Judging (decoding every config as the target does) is the costly part of ``check`` and
+each asset is judged on its own, so a file is cut into ranges at line boundaries and
+each worker reads, parses and judges its range. Workers return compact results
+(:class:`~assetgate.gate.Judged`, no config bytes); the parent settles streams with
+their consumers, which needs the whole inventory but little work. Files that are not
+line-oriented (a pretty-printed document) are read by the parent as usual.
+"""
+
+from __future__ import annotations
+
+import mmap
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from assetgate.gate import Judged, Mode, judge
+from assetgate.inventory import Asset, Ignored, RecordError, read_records
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from assetgate.levels import Catalogue, ServerProfile
+
+__all__ = ["Item", "judge_files"]
+
+MIN_CHUNK: Final = 4 * 1024 * 1024  # smaller files are not worth a worker
+DEFAULT_CLUSTER: Final = "*"
+
+# (hash of the asset, its judgement) or a record that is not an asset
+Item = tuple[bytes, Asset, Judged] | RecordError | Ignored
+
+
+def judge_files(
+    paths: list[str],
+    *,
+    profiles: dict[str, ServerProfile],
+    mode: Mode,
+    catalogue: Catalogue,
+    workers: int,
+) -> Iterator[tuple[str, list[Item]]]:
+    """Judge line-oriented files in ranges; yield (path, items) in input order.
+
+    A path that cannot be split (not JSON Lines, too small, unreadable) is yielded
+    with an empty list and must be read by the caller.
+    """
+    context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        for path in paths:
+            ranges = _ranges(path, workers)
+            if not ranges:
+                yield path, []
+                continue
+            futures = [
+                pool.submit(
+                    _judge_range, path, start, end, line, profiles, mode, catalogue
+                )
+                for start, end, line in ranges
+            ]
+            items: list[Item] = []
+            for future in futures:
+                items.extend(future.result())
+            yield path, items
+
+
+def _ranges(path: str, workers: int) -> list[tuple[int, int, int]]:
+    """(start, end, first line number) per chunk, cut after newlines; [] to not split."""
+    try:
+        size = Path(path).stat().st_size
+        if size < MIN_CHUNK * 2:
+            return []
+        with Path(path).open("rb") as handle:
+            if handle.read(1) in {b"[", b" ", b"\t", b"\n", b"\r"}:
+                return []  # maybe one document over many lines: the reader decides
+            view = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except OSError:
+        return []
+    with view:
+        count = max(workers * 4, 2)
+        step = max(size // count, MIN_CHUNK)
+        out: list[tuple[int, int, int]] = []
+        start, line = 0, 1
+        while start < size:
+            end = view.find(b"\n", min(start + step, size))
+            end = size if end < 0 else end + 1
+            out.append((start, end, line))
+            line += view[start:end].count(b"\n")
+            start = end
+        return out
+
+
+def _judge_range(
+    path: str,
+    start: int,
+    end: int,
+    first_line: int,
+    profiles: dict[str, ServerProfile],
+    mode: Mode,
+    catalogue: Catalogue,
+) -> list[Item]:
+    from assetgate.check import _asset_hash  # noqa: PLC0415, PLC2701 - the one digest rule
+
+    out: list[Item] = []
+    with Path(path).open("rb") as handle:
+        handle.seek(start)
+        data = handle.read(end - start)
+    number = first_line
+    for line in data.split(b"\n"):
+        if line.strip():
+            for record in read_records(line, f"{path}:{number}"):
+                if isinstance(record, Asset):
+                    profile = profiles.get(record.cluster) or profiles.get(
+                        DEFAULT_CLUSTER
+                    )
+                    if profile is None:
+                        message = f"no target version for cluster {record.cluster!r}"
+                        out.append(RecordError(source=record.source, message=message))
+                        continue
+                    judged = judge(record, profile, mode, catalogue)
+                    out.append((_asset_hash(record), _strip(record), judged))
+                else:
+                    out.append(record)
+        number += 1
+    return out
+
+
+def _strip(asset: Asset) -> Asset:
+    """The asset without its config bytes (the parent needs only its identity)."""
+    return Asset(
+        source=asset.source,
+        cluster=asset.cluster,
+        account=asset.account,
+        kind=asset.kind,
+        stream=asset.stream,
+        name=asset.name,
+        config=b"",
+    )
