@@ -155,18 +155,18 @@ def _gen1(level: int, mode: str) -> dict[str, Any]:
     offline_src = _decoding("consumer") if mode == "single" else _off("stopped")
     return {
         **_GEN1_COMMON,
-        "S_COUNTER": ON if level >= 2 else _off(LVL.format(2, level)),  # noqa: PLR2004
+        "S_COUNTER": ON if level >= 2 else _off(LVL.format(2, level)),
         "S_BATCHED": _off(LVL.format(4, level)),
         "S_SRC": offline_src,
         "S_FORGED": _off(LVL.format(6, level)),
         "S_TEXT": _off(LVL.format("text", level)),
         "C_FORGED": _off(LVL.format(6, level)),
-        "C_PRIO": ON if level >= 2 else PRIO_BAD,  # noqa: PLR2004
+        "C_PRIO": ON if level >= 2 else PRIO_BAD,
     }
 
 
 def _gen2(level: int, mode: str) -> dict[str, Any]:
-    known_2_14 = level >= 4  # noqa: PLR2004
+    known_2_14 = level >= 4
     template = (
         _decoding("template_owner")
         if mode == "single"
@@ -175,14 +175,14 @@ def _gen2(level: int, mode: str) -> dict[str, Any]:
     source = _decoding("consumer") if mode == "single" else _config_error("consumer")
     return {
         **_GEN2_COMMON,
-        "S_COUNTER": ON if level >= 2 else _config_error("allow_msg_counter"),  # noqa: PLR2004
+        "S_COUNTER": ON if level >= 2 else _config_error("allow_msg_counter"),
         "S_BATCHED": ON if known_2_14 else _config_error("allow_batched"),
         "S_SRC": ON if known_2_14 else source,
         "S_FORGED": _off(LVL.format(6, level)),
         "S_TEXT": _off(LVL.format("text", level)),
         "S_TEMPLATE": template if known_2_14 else ON,
         "C_FORGED": _off(LVL.format(6, level)),
-        "C_PRIO": ON if level >= 2 else PRIO_BAD,  # noqa: PLR2004
+        "C_PRIO": ON if level >= 2 else PRIO_BAD,
         "C_FLOW": ON if known_2_14 else FLOW_BAD,
     }
 
