@@ -5,6 +5,8 @@ The public API is re-exported here; nothing in this package imports Spark.
 
 from __future__ import annotations
 
+from assetgate.admission import Admission, Conflict, admit
+from assetgate.check import Report, check
 from assetgate.decode import Decoded, decode
 from assetgate.errors import (
     AssetgateError,
@@ -14,6 +16,8 @@ from assetgate.errors import (
     InvalidSubject,
     UnknownServerVersion,
 )
+from assetgate.gate import Verdict
+from assetgate.inventory import Asset, Ignored, RecordError
 from assetgate.levels import Catalogue, ServerProfile, load_catalogue
 from assetgate.metadata import (
     go_atoi,
@@ -29,21 +33,30 @@ from assetgate.version import ServerVersion, parse_version
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "Admission",
     "ApiError",
+    "Asset",
     "AssetgateError",
     "Catalogue",
     "CatalogueError",
+    "Conflict",
     "Decoded",
+    "Ignored",
     "InvalidConfig",
     "InvalidServerVersion",
     "InvalidSubject",
+    "RecordError",
+    "Report",
     "ServerInfo",
     "ServerProfile",
     "ServerVersion",
     "SubjectIndex",
     "UnknownServerVersion",
     "Validation",
+    "Verdict",
     "__version__",
+    "admit",
+    "check",
     "decode",
     "find_overlaps",
     "go_atoi",

@@ -10,6 +10,7 @@ line-oriented (a pretty-printed document) are read by the parent as usual.
 
 from __future__ import annotations
 
+import hashlib
 import mmap
 import multiprocessing
 import os
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
     from assetgate.levels import Catalogue, ServerProfile
 
-__all__ = ["Item", "judge_files"]
+__all__ = ["Item", "asset_hash", "judge_files"]
 
 MIN_CHUNK: Final = 4 * 1024 * 1024  # smaller files are not worth a worker
 DEFAULT_CLUSTER: Final = "*"
@@ -56,9 +57,14 @@ def judge_files(
                 continue
             futures = [
                 pool.submit(
-                    _judge_range, path, start, end, line, profiles, mode, catalogue
+                    _judge_range,
+                    path,
+                    span,
+                    profiles=profiles,
+                    mode=mode,
+                    catalogue=catalogue,
                 )
-                for start, end, line in ranges
+                for span in ranges
             ]
             items: list[Item] = []
             for future in futures:
@@ -92,17 +98,21 @@ def _ranges(path: str, workers: int) -> list[tuple[int, int, int]]:
         return out
 
 
+def asset_hash(asset: Asset) -> bytes:
+    """What a verdict depends on: where the asset lives, what it is, its stored config."""
+    head = f"{asset.cluster}\x00{asset.account}\x00{asset.kind}\x00{asset.stream}\x00{asset.name}"
+    return hashlib.sha256(head.encode() + b"\x00" + asset.config).digest()
+
+
 def _judge_range(
     path: str,
-    start: int,
-    end: int,
-    first_line: int,
+    span: tuple[int, int, int],
+    *,
     profiles: dict[str, ServerProfile],
     mode: Mode,
     catalogue: Catalogue,
 ) -> list[Item]:
-    from assetgate.check import _asset_hash  # noqa: PLC0415, PLC2701 - the one digest rule
-
+    start, end, first_line = span
     out: list[Item] = []
     with Path(path).open("rb") as handle:
         handle.seek(start)
@@ -120,7 +130,7 @@ def _judge_range(
                         out.append(RecordError(source=record.source, message=message))
                         continue
                     judged = judge(record, profile, mode, catalogue)
-                    out.append((_asset_hash(record), _strip(record), judged))
+                    out.append((asset_hash(record), _strip(record), judged))
                 else:
                     out.append(record)
         number += 1

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Final
 
 import msgspec
 
-from assetgate._parallel import judge_files
+from assetgate._parallel import asset_hash, judge_files
 from assetgate.gate import STATES, Judged, Mode, Verdict, judge, settle
 from assetgate.inventory import Asset, Ignored, RecordError, read_inventory
 from assetgate.levels import Catalogue, ServerProfile, load_catalogue
@@ -280,7 +280,7 @@ class Collector:
             )
             return
         judged = judge(record, self.profile(record.cluster), self.mode, self.cat)
-        self.add_judged(_asset_hash(record), record, judged, counted=True)
+        self.add_judged(asset_hash(record), record, judged, counted=True)
 
     def add_judged(
         self, digest: bytes, record: Asset, judged: Judged, *, counted: bool = False
@@ -385,12 +385,6 @@ class Collector:
         return out
 
 
-def _asset_hash(asset: Asset) -> bytes:
-    """What a verdict depends on: where the asset lives, what it is, its stored config."""
-    head = f"{asset.cluster}\x00{asset.account}\x00{asset.kind}\x00{asset.stream}\x00{asset.name}"
-    return hashlib.sha256(head.encode() + b"\x00" + asset.config).digest()
-
-
 def _digest_of(hashes: list[bytes]) -> str:
     total = hashlib.sha256()
     for item in sorted(hashes):
@@ -469,12 +463,13 @@ def finding_rules(report: Report, fail_on: Iterable[str]) -> list[str]:
     wanted = set(fail_on)
     found: list[str] = []
     for verdict in report.assets:
-        if verdict.accepted:
-            continue
-        if verdict.state in wanted:
+        # an acceptance covers the findings of its rule only (``*``: all of them)
+        rule = verdict.accepted.partition(":")[0] if verdict.accepted else None
+        if verdict.state in wanted and rule not in {"*", verdict.state}:
             found.append(f"{verdict.state}: {asset_id(verdict)}")
-        elif verdict.drift is not None and verdict.drift in wanted:
-            found.append(f"{verdict.drift}: {asset_id(verdict)}")
+        drift = verdict.drift
+        if drift is not None and drift in wanted and rule not in {"*", drift}:
+            found.append(f"{drift}: {asset_id(verdict)}")
     if "errors" in wanted:
         found.extend(f"error: {error.source}" for error in report.errors)
     if "overlaps" in wanted:

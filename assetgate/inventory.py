@@ -8,6 +8,17 @@ names its source, and the run goes on). Every input record ends up as exactly on
 The config of each asset is kept as the raw JSON bytes it had in the input
 (``msgspec.Raw``), so that the gate decodes exactly what the server would read:
 duplicate keys, key case and unknown fields survive.
+
+Formats read (field names as in nats-server 2.12 ``server/jetstream_api.go``,
+``stream.go``, ``consumer.go`` and ``monitor.go``): canonical JSON Lines, JetStream
+API ``STREAM.INFO``/``CONSUMER.INFO`` responses and ``STREAM.LIST``/``CONSUMER.LIST``
+pages, ``nats stream info --json`` output, and ``/jsz`` documents (also wrapped in a
+``$SYS`` server API response); see :func:`read_records` for how each is detected.
+
+This module does not decode or judge configs (``decode`` and ``gate`` do) and does no
+network I/O: it reads files and bytes. It is longer than the size guide's ~400 lines
+because every format, its detection and its error texts belong together here, and
+only this module may change for it.
 """
 
 from __future__ import annotations
@@ -98,7 +109,7 @@ class Ignored(msgspec.Struct, frozen=True, kw_only=True):
     reason: str
 
 
-InventoryEntry = Asset | RecordError | Ignored
+InventoryEntry: TypeAlias = Asset | RecordError | Ignored
 """What reading yields for each input record."""
 
 # Limits, documented in read_inventory's docstring.
@@ -228,10 +239,14 @@ _SERVER_VIEW: Final[_Decoder[_ServerView | None]] = _Decoder(_ServerView | None)
 _API_ERROR: Final = _Decoder(_ApiErrorView)
 
 
-class _Reader(Protocol):
-    """What is read from: a binary file, ``io.BytesIO`` or :class:`_Chain`."""
+class _LineReader(Protocol):
+    """What lines are read from: a binary file, ``io.BytesIO`` or :class:`_Chain`."""
 
     def readline(self, size: int = -1, /) -> bytes: ...
+
+
+class _Reader(_LineReader, Protocol):
+    """A binary file or ``io.BytesIO``: lines, and the rest at once."""
 
     def read(self, size: int = -1, /) -> bytes: ...
 
@@ -268,7 +283,7 @@ class _Sources:
 class _Chain:
     """Bytes already read from a stream, followed by the rest of that stream."""
 
-    def __init__(self, head: bytes, tail: _Reader) -> None:
+    def __init__(self, head: bytes, tail: _LineReader) -> None:
         self._head = io.BytesIO(head)
         self._tail = tail
 
@@ -277,14 +292,6 @@ class _Chain:
         if line.endswith(b"\n") or (size >= 0 and len(line) >= size):
             return line
         return line + self._tail.readline(-1 if size < 0 else size - len(line))
-
-    def read(self, size: int = -1, /) -> bytes:
-        data = self._head.read(size)
-        if size < 0:
-            return data + self._tail.read()
-        if len(data) < size:
-            data += self._tail.read(size - len(data))
-        return data
 
 
 # --- public API -------------------------------------------------------------------------
@@ -383,11 +390,12 @@ def read_records(data: bytes, source: str) -> list[InventoryEntry]:
     if not data:
         return []
     try:
-        return _dispatch(_decode(data), source)
+        record = _decode(data)
     except _Malformed as exc:
         return [RecordError(source=source, message=str(exc))]
     except RecursionError:
         return [RecordError(source=source, message=_too_deep())]
+    return _dispatch_guarded(record, source)
 
 
 # --- reading files ------------------------------------------------------------------------
@@ -405,20 +413,15 @@ def _read_path(path: str | os.PathLike[str]) -> Iterator[InventoryEntry]:
         )
         return
     with stream:
-        size: int | None = None
-        try:
-            info = os.fstat(stream.fileno())
-            if stat.S_ISREG(info.st_mode):
-                size = info.st_size
-        except OSError:
-            size = None
+        info = os.fstat(stream.fileno())
+        size = info.st_size if stat.S_ISREG(info.st_mode) else None
         yield from _read_stream(stream, name, size=size)
 
 
 def _read_stream(
     stream: _Reader, name: str, *, size: int | None = None
 ) -> Iterator[InventoryEntry]:
-    reader = stream
+    reader: _LineReader = stream
     line_no = 0
     first = True
     while True:
@@ -451,7 +454,7 @@ def _read_stream(
             continue
         if first:
             first = False
-            entries, rest = _read_first(data, reader, source, size)
+            entries, rest = _read_first(data, stream, name, line_no, size)
             yield from entries
             if rest is None:
                 return
@@ -462,39 +465,48 @@ def _read_stream(
 
 
 def _read_first(
-    data: bytes, reader: _Reader, source: str, size: int | None
+    data: bytes, reader: _Reader, name: str, line_no: int, size: int | None
 ) -> tuple[list[InventoryEntry], bytes | None]:
     """Read the first record, as the start of a whole-file document if it is cut short.
 
     Returns the entries and the bytes read ahead that line-by-line reading must still
     see, or ``None`` when the whole stream was one document.
     """
+    source = f"{name}:{line_no}"
     try:
         record = _decode(data)
     except _Malformed as exc:
+        error = RecordError(source=source, message=str(exc))
         if str(exc) != f"invalid JSON: {_TRUNCATED}" or data[:1] not in {b"{", b"["}:
-            return [RecordError(source=source, message=str(exc))], b""
+            return [error], b""
         if size is not None and size >= MAX_DOCUMENT_BYTES:
-            return [RecordError(source=source, message=str(exc))], b""
-        rest = reader.read(MAX_DOCUMENT_BYTES - len(data))
+            return [error], b""
+        try:
+            rest = reader.read(MAX_DOCUMENT_BYTES - len(data))
+        except OSError as read_exc:
+            failed = RecordError(
+                source=f"{name}:{line_no + 1}",
+                message=f"cannot read inventory: {_describe(read_exc)}",
+                retriable=_is_transient(read_exc),
+            )
+            return [error, failed], None
         document = data + b"\n" + rest
         try:
             whole = _decode(document)
         except _Malformed as whole_exc:
-            message = (
-                f"{exc}; read as one document from here, the file does not parse"
-                f" either: {_with_line(str(whole_exc), document, source)}"
-            )
-            return [RecordError(source=source, message=message)], rest
+            why = _with_line(str(whole_exc), document, line_no)
         except RecursionError:
-            return [RecordError(source=source, message=_too_deep())], None
-        return _dispatch_guarded(whole, source), None
+            why = _too_deep()
+        else:
+            return _dispatch_guarded(whole, source), None
+        message = f"{exc}; read as one document from here, the file does not parse either: {why}"
+        return [RecordError(source=source, message=message)], rest
     except RecursionError:
         return [RecordError(source=source, message=_too_deep())], b""
     return _dispatch_guarded(record, source), b""
 
 
-def _skip_line(reader: _Reader) -> None:
+def _skip_line(reader: _LineReader) -> None:
     """Read past the rest of an over-long line, a chunk at a time."""
     while True:
         chunk = reader.readline(_SKIP_CHUNK)
@@ -502,14 +514,13 @@ def _skip_line(reader: _Reader) -> None:
             return
 
 
-def _with_line(message: str, document: bytes, source: str) -> str:
-    """Add the input line to a msgspec message that gives a byte offset."""
+def _with_line(message: str, document: bytes, first_line: int) -> str:
+    """Replace the byte offset in a msgspec message by the file's line number."""
     match = _BYTE_OFFSET.search(message)
-    _, _, start = source.rpartition(":")
-    if match is None or not start.isdigit():
+    if match is None:
         return message
-    line = int(start) + document.count(b"\n", 0, int(match.group(1)))
-    return f"{message}, line {line}"
+    line = first_line + document.count(b"\n", 0, int(match.group(1)))
+    return f"{message[: match.start()]}(line {line}){message[match.end() :]}"
 
 
 def _describe(exc: OSError) -> str:
@@ -549,9 +560,7 @@ def _dispatch_guarded(
 ) -> list[InventoryEntry]:
     try:
         return _dispatch(record, source)
-    except _Malformed as exc:
-        return [RecordError(source=source, message=str(exc))]
-    except RecursionError:
+    except RecursionError:  # pragma: no cover -- an element nested at the stack's limit
         return [RecordError(source=source, message=_too_deep())]
 
 
@@ -564,8 +573,6 @@ def _dispatch(
     sources = _Sources(source, numbered=not single)
     out: list[InventoryEntry] = []
     _read_value(record, sources, "$", _Context(), out)
-    if not out:
-        out.append(Ignored(source=sources.next(), reason=_empty_reason(record)))
     return out
 
 
@@ -589,11 +596,14 @@ def _read_value(
         reason = f"JSON {record} is not an inventory record"
         out.append(Ignored(source=sources.next(), reason=reason))
         return
+    before = len(out)
     if isinstance(record, list):
         for index, element in enumerate(record):
             # elements were checked when the array was decoded
             value = _decode(bytes(element))
             _read_value(value, sources, f"{path}[{index}]", context, out)
+        if len(out) == before:
+            out.append(Ignored(source=sources.next(), reason=_empty_reason(record)))
         return
     shape = _shape(record)
     if shape == "single":
@@ -612,6 +622,8 @@ def _read_value(
             out.append(RecordError(source=sources.next(), message=str(exc)))
     else:
         assert_never(shape)
+    if len(out) == before:  # a container without entries still counts, as ignored
+        out.append(Ignored(source=sources.next(), reason=_empty_reason(record)))
 
 
 def _read_single(
@@ -728,7 +740,9 @@ def _consumer_info(record: _Record, source: str, path: str, context: _Context) -
 def _api_error(
     raw: _Field, source: str, path: str, record_type: str | None
 ) -> RecordError:
-    what = record_type.removeprefix(_API) if record_type else "API response"
+    what = "API response"
+    if record_type:
+        what = record_type.removeprefix(_API).replace("_", " ")
     try:
         error = _API_ERROR.decode(raw) if raw is not msgspec.UNSET else _ApiErrorView()
     except msgspec.ValidationError as exc:
@@ -767,12 +781,15 @@ def _read_page(
             out, sources, lambda s: _api_error(record.error, s, path, _type_of(record))
         )
     observed: dict[str, tuple[str, str | None]] = {}
+    items: list[msgspec.Raw] = []
     try:
         observed = _observed(record, path)
+    except _Malformed as exc:
+        out.append(RecordError(source=sources.next(), message=str(exc)))
+    try:
         items = _array(raw, f"{path}.{key}")
     except _Malformed as exc:
         out.append(RecordError(source=sources.next(), message=str(exc)))
-        items = []
     assets: list[Asset] = []
     for index, item in enumerate(items):
         source, item_path = sources.next(), f"{path}.{key}[{index}]"
@@ -826,9 +843,8 @@ def _read_wrapped(
 ) -> None:
     """A ``$SYS`` server API response (``$SYS.REQ.SERVER.PING.JSZ``): server, data."""
     server = _decode_field(_SERVER_VIEW, record.server, f"{path}.server")
-    context = _Context()
-    if server is not None:
-        context = _Context(cluster=server.cluster, server_version=server.ver or None)
+    server = server if server is not None else _ServerView()
+    context = _Context(cluster=server.cluster, server_version=server.ver or None)
     if record.error is not msgspec.UNSET:
         _guard(out, sources, lambda s: _api_error(record.error, s, path, None))
     if record.data is msgspec.UNSET:

@@ -1,0 +1,738 @@
+"""Render a check :class:`~assetgate.check.Report` as text, JSON, Markdown, SARIF or JUnit.
+
+Every renderer returns a string; nothing here prints, opens files or reads the
+environment (``cli.py`` decides where a report goes). Output is deterministic: the same
+report always renders to the same bytes, so that golden files and CI diffs stay stable.
+
+Names, subjects and messages come from the inventory and are untrusted: each format
+escapes them for its medium (terminal control sequences, Markdown table syntax, XML).
+The JSON form is the report struct itself, with no renderer-specific fields.
+
+Size: the five formats share the finding, escaping and wording helpers, so they live in
+one module (over the ~400-line guide); split it into a package if a format grows.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import re
+import unicodedata
+import xml.etree.ElementTree as ET
+from collections import Counter
+from typing import TYPE_CHECKING, Final, assert_never
+from urllib.parse import quote
+
+import msgspec
+
+from assetgate.check import asset_id
+from assetgate.gate import STATES
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from assetgate.check import ErrorEntry, Overlap, Report, Summary
+    from assetgate.gate import Verdict
+
+__all__ = [
+    "ReportFormat",
+    "escape_markdown",
+    "escape_terminal",
+    "render",
+    "render_json",
+    "render_junit",
+    "render_markdown",
+    "render_sarif",
+    "render_text",
+]
+
+
+class ReportFormat(enum.StrEnum):
+    """Report formats of ``check --format``."""
+
+    TEXT = "text"
+    JSON = "json"
+    MARKDOWN = "markdown"
+    SARIF = "sarif"
+    JUNIT = "junit"
+
+    def __str__(self) -> str:
+        """The value, as argparse shows it in ``choices``."""
+        return self.value
+
+
+def render(report: Report, fmt: str) -> str:
+    """Render a report in one of the :class:`ReportFormat` formats.
+
+    Args:
+        report: the result of :func:`assetgate.check.check`.
+        fmt: a :class:`ReportFormat` or its value.
+
+    Returns:
+        The rendered report, ending with a newline.
+
+    Raises:
+        ValueError: ``fmt`` is not a known format.
+    """
+    try:
+        kind = ReportFormat(fmt)
+    except ValueError:
+        allowed = ", ".join(ReportFormat)
+        msg = f"unknown report format: {fmt!r} (one of {allowed})"
+        raise ValueError(msg) from None
+    match kind:
+        case ReportFormat.TEXT:
+            return render_text(report)
+        case ReportFormat.JSON:
+            return render_json(report)
+        case ReportFormat.MARKDOWN:
+            return render_markdown(report)
+        case ReportFormat.SARIF:
+            return render_sarif(report)
+        case ReportFormat.JUNIT:
+            return render_junit(report)
+        case _:  # pragma: no cover - exhaustive
+            assert_never(kind)
+
+
+# --- shared ------------------------------------------------------------------------------
+
+_FINDING_STATES: Final = tuple(state for state in STATES if state != "online")
+_DIGEST_PREFIX: Final = 12
+# categories shown escaped: controls (C0, DEL, C1), format characters (bidi overrides,
+# zero-width), line/paragraph separators and lone surrogates (which cannot be encoded)
+_UNSAFE_CATEGORIES: Final = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
+_SOURCE_LINE: Final = re.compile(
+    r"(?P<path>.*):(?P<line>[0-9]+)(?:#[0-9]+)?", re.DOTALL
+)
+
+
+def escape_terminal(text: str) -> str:
+    r"""Make untrusted text safe to show on a terminal, one line, nothing hidden.
+
+    Control characters (C0, DEL, C1, hence ANSI escape sequences and newlines),
+    Unicode format characters (bidi overrides, zero-width) and line separators become
+    ``\xNN`` or ``\uNNNN``; everything else is kept as is.
+
+    Args:
+        text: the untrusted text.
+
+    Returns:
+        The text with every unsafe character replaced by a visible escape.
+    """
+    if text.isprintable() and text.isascii():
+        return text
+    return "".join(_escape_char(char) for char in text)
+
+
+def _escape_char(char: str) -> str:
+    if unicodedata.category(char) not in _UNSAFE_CATEGORIES:
+        return char
+    code = ord(char)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"  # noqa: PLR2004
+
+
+_MARKDOWN_SPECIAL: Final = frozenset("\\|`*_[]~#")
+_MARKDOWN_ENTITIES: Final = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+
+
+def escape_markdown(text: str) -> str:
+    r"""Make untrusted text safe inside a GitHub-flavoured Markdown table cell.
+
+    Control characters are escaped as by :func:`escape_terminal` first (so a newline
+    cannot end the row); then ``&``, ``<`` and ``>`` become entities (no raw
+    HTML), and the characters Markdown gives meaning to (``\ | ` * _ [ ] ~ #``) are
+    backslash-escaped.
+
+    Args:
+        text: the untrusted text.
+
+    Returns:
+        The text as a literal cell value.
+    """
+    out: list[str] = []
+    for char in escape_terminal(text):
+        if char in _MARKDOWN_ENTITIES:
+            out.append(_MARKDOWN_ENTITIES[char])
+        elif char in _MARKDOWN_SPECIAL:
+            out.append("\\" + char)
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def _accepted_for(accepted: str | None, kind: str) -> bool:
+    """Whether an acceptance ``RULE:ASSET`` covers this kind of finding."""
+    if accepted is None:
+        return False
+    rule = accepted.partition(":")[0]
+    return rule in {kind, "*"}
+
+
+def _reason(verdict: Verdict) -> str:
+    """The server's reason verbatim; degraded assets have none, so name what is lost."""
+    if verdict.reason is not None:
+        return verdict.reason
+    if verdict.dropped_fields:
+        return f"loaded with fields dropped: {', '.join(verdict.dropped_fields)}"
+    return verdict.state
+
+
+def _findings(report: Report) -> list[Verdict]:
+    """Assets that are not online, then online ones with a drifting level stamp.
+
+    Grouped by state in :data:`STATES` order (online last), report order within.
+    """
+    order = {state: i for i, state in enumerate((*_FINDING_STATES, "online"))}
+    found = [v for v in report.assets if v.state != "online" or v.drift is not None]
+    return sorted(found, key=lambda v: order[v.state])
+
+
+def _accounts(report: Report) -> list[tuple[tuple[str, str], Counter[str]]]:
+    """State counts per (cluster, account), sorted."""
+    counts: dict[tuple[str, str], Counter[str]] = {}
+    for verdict in report.assets:
+        key = (verdict.cluster, verdict.account)
+        counts.setdefault(key, Counter())[verdict.state] += 1
+    return sorted(counts.items())
+
+
+def _target_line(report: Report) -> str:
+    target = report.target
+    if target.clusters:
+        pairs = ", ".join(f"{c}={v}" for c, v in sorted(target.clusters.items()))
+        return f"target {target.version} ({pairs}), {target.mode} mode"
+    level = "none" if target.api_level is None else str(target.api_level)
+    return f"target {target.version} (API level {level}), {target.mode} mode"
+
+
+def _drift_text(verdict: Verdict) -> str:
+    stamp = repr(verdict.stamped_level)
+    required = verdict.required_level
+    match verdict.drift:
+        case "stamp_missing":
+            return (
+                f"no _nats.req.level stamp (the config requires API level {required})"
+            )
+        case "stamp_unparsable":
+            return f"_nats.req.level {stamp} is not an API level"
+        case "stamp_too_low":
+            return f"_nats.req.level {stamp} is below the required API level {required}"
+        case "stamp_too_high":
+            return f"_nats.req.level {stamp} is above the required API level {required}"
+        case None:
+            return ""
+        case _:  # pragma: no cover - exhaustive
+            assert_never(verdict.drift)
+
+
+def _overlap_name(overlap: Overlap) -> str:
+    return f"{overlap.cluster}/{overlap.account}: {overlap.streams[0]} ~ {overlap.streams[1]}"
+
+
+def _overlap_text(overlap: Overlap) -> str:
+    first, second = overlap.subjects
+    text = f"subjects {first!r} and {second!r} overlap"
+    if overlap.offline:
+        text += f" (offline: {', '.join(overlap.offline)})"
+    return text
+
+
+def _verdict_line(report: Report) -> str:
+    summary = report.summary
+    parts = [f"{getattr(summary, state)} {state}" for state in _FINDING_STATES]
+    parts = [part for part in parts if not part.startswith("0 ")]
+    bad = summary.assets - summary.online
+    head = (
+        f"{bad} of {summary.assets} assets not online ({', '.join(parts)})"
+        if bad
+        else f"all {summary.assets} assets online"
+    )
+    drift = sum(1 for v in report.assets if v.drift is not None)
+    tail = [
+        _plural(drift, "level-stamp drift", "level-stamp drifts"),
+        _plural(summary.overlaps, "overlap", "overlaps"),
+        _plural(summary.errors, "record error", "record errors"),
+    ]
+    accepted = f"; {summary.accepted} accepted" if summary.accepted else ""
+    return f"{head}, {', '.join(tail)}{accepted}"
+
+
+def _counts_line(summary: Summary) -> str:
+    return (
+        f"{_plural(summary.records, 'record', 'records')}: "
+        f"{_plural(summary.assets, 'asset', 'assets')}, "
+        f"{_plural(summary.errors, 'record error', 'record errors')}, "
+        f"{summary.ignored} ignored"
+    )
+
+
+def _plural(count: int, one: str, many: str) -> str:
+    return f"{'no' if count == 0 else count} {one if count == 1 else many}"
+
+
+# --- text --------------------------------------------------------------------------------
+
+
+def render_text(report: Report) -> str:
+    """A terminal-readable report (80-100 columns); untrusted text is escaped.
+
+    Args:
+        report: the report to render.
+
+    Returns:
+        Header, per-account state table, findings by state, overlaps, errors, the
+        ignored count and a one-line verdict.
+    """
+    esc = escape_terminal
+    summary = report.summary
+    lines = [
+        (
+            f"assetgate check: {esc(_target_line(report))}, "
+            f"catalogue {report.catalogue.digest[:_DIGEST_PREFIX]}"
+        ),
+        (_counts_line(summary)),
+        "",
+        *_text_table(report),
+    ]
+    findings = _findings(report)
+    for state in (*_FINDING_STATES, "online"):
+        group = [v for v in findings if v.state == state]
+        if group:
+            title = "online, level stamp drifts" if state == "online" else state
+            lines += ["", f"{title} ({len(group)})"]
+            lines += [line for v in group for line in _text_asset(v, report)]
+    if report.overlaps:
+        lines += ["", f"overlaps ({len(report.overlaps)})"]
+        for overlap in report.overlaps:
+            note = f"  [accepted {overlap.accepted}]" if overlap.accepted else ""
+            lines.append(f"  {esc(_overlap_name(overlap))}{esc(note)}")
+            lines.append(f"      {esc(_overlap_text(overlap))}")
+    if report.errors:
+        lines += ["", f"errors ({len(report.errors)})"]
+        for error in report.errors:
+            retry = "retriable" if error.retriable else "not retriable"
+            lines.append(f"  {esc(error.source)}: {esc(error.message)} ({retry})")
+    if summary.ignored:
+        lines += ["", f"ignored: {_plural(summary.ignored, 'record', 'records')}"]
+    lines += ["", f"verdict: {_verdict_line(report)}"]
+    return "\n".join(lines) + "\n"
+
+
+def _text_table(report: Report) -> list[str]:
+    header = ("cluster", "account", *STATES)
+    rows = [
+        (
+            escape_terminal(cluster) or "-",
+            escape_terminal(account),
+            *tuple(str(counts[state]) for state in STATES),
+        )
+        for (cluster, account), counts in _accounts(report)
+    ]
+    if len(rows) > 1:
+        rows.append(("total", "", *(str(getattr(report.summary, s)) for s in STATES)))
+    widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header))]
+    out = []
+    for row in (header, *rows):
+        names = [
+            cell.ljust(width) for cell, width in zip(row[:2], widths[:2], strict=True)
+        ]
+        numbers = [
+            cell.rjust(width) for cell, width in zip(row[2:], widths[2:], strict=True)
+        ]
+        out.append("  ".join(names + numbers).rstrip())
+    return out
+
+
+def _text_asset(verdict: Verdict, report: Report) -> list[str]:
+    esc = escape_terminal
+    head = f"  {esc(asset_id(verdict))}  ({esc(verdict.source)})"
+    if report.target.clusters:
+        head += f"  on {esc(verdict.target)}"
+    lines = [head]
+    if verdict.reason is not None:
+        lines.append(f"      {esc(verdict.reason)}")
+    if verdict.dropped_fields:
+        dropped = ", ".join(verdict.dropped_fields)
+        lines.append(f"      dropped: {esc(dropped)}")
+    if verdict.drift is not None:
+        lines.append(f"      {verdict.drift}: {esc(_drift_text(verdict))}")
+    if verdict.accepted is not None:
+        lines.append(f"      [accepted {esc(verdict.accepted)}]")
+    return lines
+
+
+# --- json --------------------------------------------------------------------------------
+
+
+def render_json(report: Report) -> str:
+    """The report struct as indented JSON (deterministic key order).
+
+    Args:
+        report: the report to render.
+
+    Returns:
+        The JSON document and a newline.
+    """
+    raw = msgspec.json.encode(report, order="deterministic")
+    return msgspec.json.format(raw, indent=2).decode() + "\n"
+
+
+# --- markdown ----------------------------------------------------------------------------
+
+
+def render_markdown(report: Report) -> str:
+    """A Markdown summary for ``$GITHUB_STEP_SUMMARY``; untrusted text is escaped.
+
+    Args:
+        report: the report to render.
+
+    Returns:
+        A heading, the per-account state table, and tables of findings, overlaps and
+        record errors (each only when not empty).
+    """
+    md = escape_markdown
+    summary = report.summary
+    lines = [
+        f"## assetgate: {md(_target_line(report))}",
+        "",
+        f"Catalogue `{report.catalogue.digest[:_DIGEST_PREFIX]}`; {_counts_line(summary)}.",
+        "",
+        f"**Verdict:** {md(_verdict_line(report))}.",
+        "",
+        "| cluster | account | online | offline | degraded | unloadable | detached |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for (cluster, account), counts in _accounts(report):
+        cells = [md(cluster), md(account), *(str(counts[s]) for s in STATES)]
+        lines.append(_md_row(cells))
+    findings = _findings(report)
+    if findings:
+        lines += ["", "### Findings", "", "| state | asset | reason | notes |"]
+        lines.append("| --- | --- | --- | --- |")
+        for v in findings:
+            notes = _notes(v, mixed=bool(report.target.clusters))
+            cells = [v.state, md(asset_id(v)), md(v.reason or ""), md("; ".join(notes))]
+            lines.append(_md_row(cells))
+    if report.overlaps:
+        lines += ["", "### Overlaps", "", "| account | streams | subjects | offline |"]
+        lines.append("| --- | --- | --- | --- |")
+        for o in report.overlaps:
+            offline = ", ".join(o.offline) or "-"
+            if o.accepted:
+                offline += f" (accepted {o.accepted})"
+            cells = [
+                md(f"{o.cluster}/{o.account}"),
+                md(" ~ ".join(o.streams)),
+                md(" ~ ".join(o.subjects)),
+                md(offline),
+            ]
+            lines.append(_md_row(cells))
+    if report.errors:
+        lines += ["", "### Record errors", "", "| source | message | retriable |"]
+        lines.append("| --- | --- | --- |")
+        for e in report.errors:
+            retry = "yes" if e.retriable else "no"
+            lines.append(_md_row([md(e.source), md(e.message), retry]))
+    return "\n".join(lines) + "\n"
+
+
+def _md_row(cells: Sequence[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def _notes(verdict: Verdict, *, mixed: bool) -> list[str]:
+    notes: list[str] = []
+    if mixed:
+        notes.append(f"on {verdict.target}")
+    if verdict.dropped_fields:
+        notes.append(f"dropped: {', '.join(verdict.dropped_fields)}")
+    if verdict.drift is not None:
+        notes.append(f"{verdict.drift}: {_drift_text(verdict)}")
+    if verdict.accepted is not None:
+        notes.append(f"accepted {verdict.accepted}")
+    return notes
+
+
+# --- sarif -------------------------------------------------------------------------------
+
+_SARIF_SCHEMA: Final = "https://json.schemastore.org/sarif-2.1.0.json"
+_SARIF_VERSION: Final = "2.1.0"
+
+# rule id -> (level, short description, full description)
+_SARIF_RULES: Final[dict[str, tuple[str, str, str]]] = {
+    "offline": (
+        "error",
+        "Asset loads offline on the target",
+        "The target server loads the stored stream or consumer but keeps it offline (unsupported API level or config); it serves no messages until upgraded.",
+    ),
+    "degraded": (
+        "warning",
+        "Asset loads with fields dropped",
+        "The target server loads the asset but silently ignores stored fields it does not know, so the asset behaves differently than configured.",
+    ),
+    "unloadable": (
+        "error",
+        "Asset cannot be loaded",
+        "The target server cannot decode the stored config at all; the asset vanishes.",
+    ),
+    "detached": (
+        "error",
+        "Consumer not loaded because of its stream",
+        "The consumer itself is supported, but its stream is offline, does not load or is missing from the inventory, so the consumer is not loaded.",
+    ),
+    "overlap": (
+        "error",
+        "Stream subjects overlap",
+        "Two streams of one account claim overlapping subjects on the target; offline streams keep their subjects, so creating or updating either one fails.",
+    ),
+    "record-error": (
+        "error",
+        "Inventory record could not be read",
+        "An inventory record is malformed; the asset it describes was not checked.",
+    ),
+    "stamp_missing": (
+        "note",
+        "No required-level stamp",
+        "The config carries no _nats.req.level metadata (created before 2.11 or restored); servers stamp it on the next update.",
+    ),
+    "stamp_unparsable": (
+        "note",
+        "Unparsable required-level stamp",
+        "The _nats.req.level metadata is not an integer; servers treat the asset as unsupported or ignore the stamp, depending on the version.",
+    ),
+    "stamp_too_low": (
+        "warning",
+        "Required-level stamp below the features used",
+        "The _nats.req.level metadata is lower than the level the config's features need, so an older server would load it without those features.",
+    ),
+    "stamp_too_high": (
+        "note",
+        "Required-level stamp above the features used",
+        "The _nats.req.level metadata is higher than the level the config's features need, so older servers keep it offline although they could serve it.",
+    ),
+}
+
+_SarifObject = dict[str, object]
+
+
+def render_sarif(report: Report) -> str:
+    """SARIF 2.1.0 for code scanning: one run, one rule per finding kind.
+
+    Args:
+        report: the report to render.
+
+    Returns:
+        The SARIF log as indented JSON and a newline. Results come in report order:
+        assets (state, then drift), overlaps, record errors. Accepted findings carry
+        an external suppression.
+    """
+    rules = [
+        {
+            "id": rule,
+            "name": rule,
+            "shortDescription": {"text": short},
+            "fullDescription": {"text": full},
+            "defaultConfiguration": {"level": level},
+        }
+        for rule, (level, short, full) in _SARIF_RULES.items()
+    ]
+    streams = {
+        (v.cluster, v.account, v.stream): v for v in report.assets if v.kind == "stream"
+    }
+    results = [r for verdict in report.assets for r in _asset_results(verdict)]
+    results.extend(_overlap_result(overlap, streams) for overlap in report.overlaps)
+    results.extend(_error_result(error) for error in report.errors)
+    log = {
+        "$schema": _SARIF_SCHEMA,
+        "version": _SARIF_VERSION,
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "assetgate",
+                        "rules": rules,
+                    }
+                },
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
+    }
+    return msgspec.json.format(msgspec.json.encode(log), indent=2).decode() + "\n"
+
+
+def _result(
+    rule: str,
+    text: str,
+    locations: list[_SarifObject],
+    key: str,
+    accepted: str | None = None,
+) -> _SarifObject:
+    """One result; ``key`` identifies the finding across runs (partial fingerprint)."""
+    fingerprint = hashlib.sha256(f"{rule}\x00{key}".encode()).hexdigest()
+    result: _SarifObject = {
+        "ruleId": rule,
+        "ruleIndex": list(_SARIF_RULES).index(rule),
+        "level": _SARIF_RULES[rule][0],
+        "message": {"text": text},
+        "locations": locations,
+        "partialFingerprints": {"assetgate/v1": fingerprint},
+    }
+    if _accepted_for(accepted, rule):
+        justification = f"accepted {accepted}"
+        result["suppressions"] = [{"kind": "external", "justification": justification}]
+    return result
+
+
+def _asset_results(verdict: Verdict) -> list[_SarifObject]:
+    """The state finding and the drift finding of one asset, when there are any."""
+    ident = asset_id(verdict)
+    where = [_location(verdict.source, ident)]
+    results: list[_SarifObject] = []
+    if verdict.state != "online":
+        text = _reason(verdict)
+        results.append(_result(verdict.state, text, where, ident, verdict.accepted))
+    if verdict.drift is not None:
+        text = _drift_text(verdict)
+        results.append(_result(verdict.drift, text, where, ident, verdict.accepted))
+    return results
+
+
+def _overlap_result(
+    overlap: Overlap, streams: dict[tuple[str, str, str], Verdict]
+) -> _SarifObject:
+    """Located at the first stream, with the second as a related location."""
+    where: list[_SarifObject] = []
+    for name in overlap.streams:
+        verdict = streams.get((overlap.cluster, overlap.account, name))
+        ident = f"{overlap.cluster}/{overlap.account}/{name}"
+        where.append(_location(None if verdict is None else verdict.source, ident))
+    text = _overlap_text(overlap)
+    result = _result(
+        "overlap", text, where[:1], _overlap_name(overlap), overlap.accepted
+    )
+    result["relatedLocations"] = [{"id": 1, **where[1]}]
+    return result
+
+
+def _error_result(error: ErrorEntry) -> _SarifObject:
+    result = _result(
+        "record-error", error.message, [_location(error.source)], error.source
+    )
+    result["properties"] = {"retriable": error.retriable}
+    return result
+
+
+def _location(source: str | None, ident: str | None = None) -> _SarifObject:
+    """A physical location (file and line of ``source``) and the asset's logical one."""
+    location: _SarifObject = {}
+    if source is not None:
+        path, line = _split_source(source)
+        uri = quote(path.replace("\\", "/"), safe="/")
+        physical: _SarifObject = {"artifactLocation": {"uri": uri}}
+        if line is not None:
+            physical["region"] = {"startLine": line}
+        location["physicalLocation"] = physical
+    if ident is not None:
+        location["logicalLocations"] = [
+            {"fullyQualifiedName": ident, "kind": "resource"}
+        ]
+    return location
+
+
+def _split_source(source: str) -> tuple[str, int | None]:
+    """``file:LINE`` or ``file:LINE#n`` -> (file, LINE); anything else -> (source, None)."""
+    match = _SOURCE_LINE.fullmatch(source)
+    if match is None or int(match["line"]) < 1:
+        return source, None
+    return match["path"], int(match["line"])
+
+
+# --- junit -------------------------------------------------------------------------------
+
+# characters XML 1.0 forbids that escape_terminal leaves alone (the rest it escapes)
+_XML_FORBIDDEN: Final = re.compile("[\ufffe\uffff]")
+
+
+def render_junit(report: Report) -> str:
+    """JUnit XML: one suite per cluster/account, one test case per asset.
+
+    Non-online assets fail (``type`` is the state), accepted ones are skipped;
+    overlaps form the suite ``overlaps`` and record errors the suite ``inventory``.
+    Untrusted text is escaped as by :func:`escape_terminal`, so that no character
+    XML 1.0 forbids (nor a terminal escape sequence) reaches the document.
+
+    Args:
+        report: the report to render.
+
+    Returns:
+        The XML document with its declaration and a trailing newline.
+    """
+    root = ET.Element("testsuites", name="assetgate")
+    by_account: dict[tuple[str, str], list[Verdict]] = {}
+    for verdict in report.assets:
+        by_account.setdefault((verdict.cluster, verdict.account), []).append(verdict)
+    for (cluster, account), verdicts in sorted(by_account.items()):
+        suite = _suite(root, f"{cluster}/{account}" if cluster else account)
+        for v in verdicts:
+            case = _case(suite, v.kind, asset_id(v))
+            if v.state == "online":
+                continue
+            if _accepted_for(v.accepted, v.state):
+                _child(case, "skipped", message=f"accepted {v.accepted}")
+            else:
+                _child(
+                    case, "failure", message=f"{v.state}: {_reason(v)}", type=v.state
+                )
+    if report.overlaps:
+        suite = _suite(root, "overlaps")
+        for o in report.overlaps:
+            case = _case(suite, "overlap", _overlap_name(o))
+            if o.accepted is not None:
+                _child(case, "skipped", message=f"accepted {o.accepted}")
+            else:
+                _child(case, "failure", message=_overlap_text(o), type="overlap")
+    if report.errors:
+        suite = _suite(root, "inventory")
+        for e in report.errors:
+            case = _case(suite, "record", e.source)
+            _child(case, "error", message=e.message, type="record-error")
+    _count(root, root.findall("testsuite"))
+    ET.indent(root)
+    body = ET.tostring(root, encoding="unicode")
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n{body}\n'
+
+
+def _xml(text: str) -> str:
+    return _XML_FORBIDDEN.sub("", escape_terminal(text))
+
+
+def _suite(root: ET.Element, name: str) -> ET.Element:
+    return ET.SubElement(root, "testsuite", name=_xml(name))
+
+
+def _case(suite: ET.Element, classname: str, name: str) -> ET.Element:
+    return ET.SubElement(suite, "testcase", classname=_xml(classname), name=_xml(name))
+
+
+def _child(case: ET.Element, tag: str, **attributes: str) -> None:
+    ET.SubElement(case, tag, {key: _xml(value) for key, value in attributes.items()})
+
+
+def _count(root: ET.Element, suites: Iterable[ET.Element]) -> None:
+    """Set tests/failures/errors/skipped on each suite and on the root."""
+    totals = Counter[str]()
+    for suite in suites:
+        cases = suite.findall("testcase")
+        counts = {
+            "tests": len(cases),
+            "failures": sum(1 for c in cases if c.find("failure") is not None),
+            "errors": sum(1 for c in cases if c.find("error") is not None),
+            "skipped": sum(1 for c in cases if c.find("skipped") is not None),
+        }
+        for key, value in counts.items():
+            suite.set(key, str(value))
+            totals[key] += value
+    for key in ("tests", "failures", "errors", "skipped"):
+        root.set(key, str(totals[key]))

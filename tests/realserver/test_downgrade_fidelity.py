@@ -1,0 +1,182 @@
+"""The gate's single-server verdicts against what real older nats-servers do.
+
+A store with one asset per feature (``tests/support/scenarios.py``) is written once by
+nats-server 2.15.1, its inventory captured, and two assets get ``_nats.req.level: "6"``
+forged on disk. Each older release then opens its own copy of that store as a single
+server, and for every asset the prediction must match the observation:
+
+* predicted ``online`` -> observed online;
+* predicted ``offline`` -> observed offline with the same reason, byte for byte;
+* predicted ``unloadable`` or ``detached`` -> observed missing;
+* predicted ``degraded`` -> observed loaded with exactly the predicted fields dropped.
+
+The newest release is checked too, as a control (only the forged assets are offline).
+A disagreement is never loosened here: it is listed in ``KNOWN_DISAGREEMENTS`` and
+marked ``xfail(strict=True)``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any, Final
+
+import pytest
+
+from assetgate.gate import classify_stream
+from assetgate.inventory import Asset
+from tests.support.natsserver import NatsServer
+from tests.support.scenarios import (
+    FORGED,
+    FORGED_LEVEL,
+    NEWEST,
+    AssetKey,
+    Observation,
+    build_feature_store,
+    feature_asset_keys,
+    observe,
+    record_key,
+)
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from assetgate.gate import Verdict
+    from assetgate.levels import Catalogue
+
+pytestmark = pytest.mark.realserver
+
+OLDER: Final = ("2.10.26", "2.11.8", "2.11.10", "2.11.11", "2.12.0", "2.12.8", "2.14.6")
+VERSIONS: Final = (*OLDER, NEWEST)
+
+KNOWN_DISAGREEMENTS: Final[dict[tuple[str, str], str]] = {}
+"""(release, asset name) -> "<release> <asset>: predicted ... observed ..."."""
+
+
+class FeatureStore:
+    """The feature store written once by the newest release, observed per release."""
+
+    def __init__(self, base: Path, catalogue: Catalogue) -> None:
+        """Build the store under ``base`` and capture its inventory."""
+        self.base = base
+        self.catalogue = catalogue
+        self.inventory = build_feature_store(base / "store")
+        self._observed: dict[str, dict[AssetKey, Observation]] = {}
+        self._predicted: dict[str, dict[AssetKey, Verdict]] = {}
+
+    def observed(self, version: str) -> dict[AssetKey, Observation]:
+        """Open a copy of the store with ``version`` (single server) and observe it."""
+        if version not in self._observed:
+            store = self.base / version / "store"
+            shutil.copytree(self.base / "store", store)
+            with NatsServer(version, store) as server:
+                self._observed[version] = observe(server, self.inventory)
+        return self._observed[version]
+
+    def predicted(self, version: str) -> dict[AssetKey, Verdict]:
+        """Classify every inventoried asset for ``version`` in single-server mode."""
+        if version not in self._predicted:
+            self._predicted[version] = self._classify(version)
+        return self._predicted[version]
+
+    def _classify(self, version: str) -> dict[AssetKey, Verdict]:
+        """Run the gate per stream over the captured inventory."""
+        streams: dict[str, Asset] = {}
+        consumers: dict[str, list[Asset]] = defaultdict(list)
+        for index, record in enumerate(self.inventory, start=1):
+            asset = _asset(record, f"feature-store:{index}")
+            if asset.kind == "stream":
+                streams[asset.stream] = asset
+            else:
+                consumers[asset.stream].append(asset)
+        profile = self.catalogue.server(version)
+        verdicts: dict[AssetKey, Verdict] = {}
+        for name in sorted(streams.keys() | consumers.keys()):
+            for verdict in classify_stream(
+                streams.get(name),
+                consumers[name],
+                profile=profile,
+                mode="single",
+                catalogue=self.catalogue,
+            ):
+                verdicts[(verdict.kind, verdict.stream, verdict.name)] = verdict
+        return verdicts
+
+
+def _asset(record: dict[str, Any], source: str) -> Asset:
+    """Turn a captured inventory record into the gate's Asset."""
+    return Asset(
+        source=source,
+        cluster=record["cluster"],
+        account=record["account"],
+        kind=record["kind"],
+        stream=record["stream"],
+        name=record["name"],
+        config=json.dumps(record["config"]).encode(),
+        created=record["created"],
+    )
+
+
+def _agrees(verdict: Verdict, seen: Observation) -> bool:
+    """Return whether an observation is what the verdict predicts."""
+    state, reason = seen
+    if verdict.state == "online":
+        return seen == ("online", None)
+    if verdict.state == "offline":
+        return seen == ("offline", verdict.reason)
+    if verdict.state in {"unloadable", "detached"}:
+        return state == "missing"
+    dropped = set((reason or "").split(", ")) if state == "degraded" else set()
+    return dropped == set(verdict.dropped_fields)
+
+
+def _cases() -> list[Any]:
+    """Return one pytest param per (release, asset), xfail-marked if known to differ."""
+    cases: list[Any] = []
+    for version in VERSIONS:
+        for key in feature_asset_keys():
+            why = KNOWN_DISAGREEMENTS.get((version, key[2]))
+            marks = [pytest.mark.xfail(strict=True, reason=why)] if why else []
+            cases.append(
+                pytest.param(version, key, marks=marks, id=f"{version}-{key[2]}")
+            )
+    return cases
+
+
+@pytest.fixture(scope="module")
+def store(
+    tmp_path_factory: pytest.TempPathFactory, catalogue: Catalogue
+) -> FeatureStore:
+    """The feature store, written once by the newest release for the module."""
+    return FeatureStore(tmp_path_factory.mktemp("downgrade"), catalogue)
+
+
+def test_inventory_holds_every_feature_asset(store: FeatureStore) -> None:
+    """The captured inventory has exactly the scenario's streams and consumers."""
+    assert sorted(record_key(r) for r in store.inventory) == list(feature_asset_keys())
+
+
+def test_forged_assets_carry_level_6_in_the_inventory(store: FeatureStore) -> None:
+    """The forged stream and consumer are inventoried with _nats.req.level "6"."""
+    forged = {
+        record["name"]: record["config"]["metadata"]["_nats.req.level"]
+        for record in store.inventory
+        if (record["stream"], None if record["kind"] == "stream" else record["name"])
+        in FORGED
+    }
+    assert forged == {"S_FORGED": FORGED_LEVEL, "C_FORGED": FORGED_LEVEL}
+
+
+@pytest.mark.parametrize(("version", "key"), _cases())
+def test_prediction_matches_real_server(
+    store: FeatureStore, version: str, key: AssetKey
+) -> None:
+    """A release opening the 2.15.1 store does to each asset what the gate predicts."""
+    verdict = store.predicted(version)[key]
+    seen = store.observed(version).get(key, ("missing", "not observed"))
+    predicted = (verdict.state, verdict.reason, verdict.dropped_fields)
+    assert _agrees(verdict, seen), (
+        f"{version} {key[0]} {key[1]}/{key[2]}: predicted {predicted!r}, "
+        f"observed {seen!r}"
+    )
