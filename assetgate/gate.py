@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Final, Literal
 
 import msgspec
 
+from assetgate._compile import features_for
 from assetgate._goscan import go_quote
 from assetgate.decode import Decoded, decode
 from assetgate.metadata import (
@@ -265,7 +266,13 @@ def _verdict(
     stamped = metadata.get(REQUIRED_LEVEL_KEY) if metadata else None
     if decoded.config is None:
         stamped = _raw_stamp(asset)
-    needs = config_features(asset.config, asset.kind, catalogue)
+    if decoded.config is not None and not decoded.unknown_fields:
+        # the target knows every field: its rules and history give the same answer
+        needs: tuple[int, str] | None = features_for(
+            catalogue, profile.line, asset.kind
+        )(decoded.config)
+    else:
+        needs = config_features(asset.config, asset.kind, catalogue)
     required = None if needs is None else needs[0]
     return Verdict(
         source=asset.source,
