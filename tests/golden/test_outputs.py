@@ -76,3 +76,24 @@ def test_rendered_report_matches_golden(report: Report, fmt: ReportFormat) -> No
         path.write_text(actual, encoding="utf-8", newline="\n")
     expected = path.read_text(encoding="utf-8")
     assert actual == expected
+
+
+@pytest.mark.parametrize("fmt", list(ReportFormat), ids=str)
+def test_demo_report_matches_golden(
+    catalogue: Catalogue, monkeypatch: pytest.MonkeyPatch, fmt: ReportFormat
+) -> None:
+    """The README's main job (demo inventory, 2.11.11) renders as ``fixtures/expected/demo.<ext>``."""
+    monkeypatch.chdir(REPO)
+    report = check(
+        ["fixtures/inventories/demo.jsonl"],
+        target="2.11.11",
+        mode="cluster",
+        catalogue=catalogue,
+    )
+    actual = render(
+        msgspec.structs.replace(report, catalogue=CatalogueInfo(digest=PINNED)), fmt
+    )
+    path = FIXTURES / "expected" / f"demo.{EXTENSIONS[fmt]}"
+    if REGENERATE:
+        path.write_text(actual, encoding="utf-8", newline="\n")
+    assert actual == path.read_text(encoding="utf-8")

@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections import defaultdict
 from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 
-from assetgate.gate import classify_stream
+from assetgate.check import check
 from assetgate.inventory import Asset
 from tests.support.natsserver import NatsServer
 from tests.support.scenarios import (
@@ -81,27 +80,14 @@ class FeatureStore:
         return self._predicted[version]
 
     def _classify(self, version: str) -> dict[AssetKey, Verdict]:
-        """Run the gate per stream over the captured inventory."""
-        streams: dict[str, Asset] = {}
-        consumers: dict[str, list[Asset]] = defaultdict(list)
-        for index, record in enumerate(self.inventory, start=1):
-            asset = _asset(record, f"feature-store:{index}")
-            if asset.kind == "stream":
-                streams[asset.stream] = asset
-            else:
-                consumers[asset.stream].append(asset)
-        profile = self.catalogue.server(version)
-        verdicts: dict[AssetKey, Verdict] = {}
-        for name in sorted(streams.keys() | consumers.keys()):
-            for verdict in classify_stream(
-                streams.get(name),
-                consumers[name],
-                profile=profile,
-                mode="single",
-                catalogue=self.catalogue,
-            ):
-                verdicts[(verdict.kind, verdict.stream, verdict.name)] = verdict
-        return verdicts
+        """Run `assetgate.check` in single-server mode over the captured inventory."""
+        assets = [
+            _asset(record, f"feature-store:{index}")
+            for index, record in enumerate(self.inventory, start=1)
+        ]
+        report = check(assets, target=version, mode="single", catalogue=self.catalogue)
+        assert (report.summary.errors, report.summary.ignored) == (0, 0)
+        return {(v.kind, v.stream, v.name): v for v in report.assets}
 
 
 def _asset(record: dict[str, Any], source: str) -> Asset:
