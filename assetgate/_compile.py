@@ -48,15 +48,19 @@ def level_function(line: ReleaseLine, kind: str) -> Callable[[Any], int]:
             conds = " or ".join(_condition(line, r) for r in rules if r.level == level)
             src.append(f"    if {conds}:\n        return {level}")
         src.append("    return 0")
-        namespace: dict[str, Any] = {"_time_set": _time_set}
-        source = "\n".join(src) + "\n"
-        # generated from identifier-checked catalogue names and constants only
-        exec(  # noqa: S102
-            compile(source, f"<assetgate rules {line.line} {kind}>", "exec"),
-            namespace,
-        )
+        namespace = _run(src, {}, f"<assetgate rules {line.line} {kind}>")
         compiled = _LEVELS[key] = namespace["_level"]
     return compiled
+
+
+def _run(lines: list[str], namespace: dict[str, Any], name: str) -> dict[str, Any]:
+    """Execute generated source in ``namespace`` (with the helpers it may call).
+
+    The source is generated from identifier-checked catalogue names and constants only.
+    """
+    namespace.setdefault("_time_set", _time_set)
+    exec(compile("\n".join(lines) + "\n", name, "exec"), namespace)  # noqa: S102
+    return namespace
 
 
 _HAZARDS: dict[tuple[str, str], Callable[[Any], str | None] | None] = {}
@@ -77,14 +81,7 @@ def hazard_function(line: ReleaseLine, kind: str) -> Callable[[Any], str | None]
             for hazard in hazards
         )
         src.append("    return None")
-        namespace: dict[str, Any] = {"_time_set": _time_set}
-        source = "\n".join(src) + "\n"
-        # generated from identifier-checked catalogue names and constants only
-        exec(  # noqa: S102
-            compile(source, f"<assetgate hazards {line.line} {kind}>", "exec"),
-            namespace,
-        )
-        compiled = namespace["_hazard"]
+        compiled = _run(src, {}, f"<assetgate hazards {line.line} {kind}>")["_hazard"]
     _HAZARDS[key] = compiled
     return compiled
 
@@ -155,11 +152,10 @@ class _Builder:
         src.append("    return level, _RELEASES[best if best > first else first]")
         self.namespace["_LEVEL_FIRST"] = tuple(self.level_first)
         self.namespace["_RELEASES"] = tuple(self.releases)
-        code = "\n".join(self.lines + src) + "\n"
-        # generated from identifier-checked catalogue names and constants only
-        exec(  # noqa: S102
-            compile(code, f"<assetgate levels {self.line.line} {kind}>", "exec"),
+        _run(
+            self.lines + src,
             self.namespace,
+            f"<assetgate levels {self.line.line} {kind}>",
         )
         function: Callable[[Any], Features] = self.namespace["features"]
         return function
