@@ -68,7 +68,7 @@ def run_check(args: argparse.Namespace, catalogue: Catalogue) -> int:
         except (OSError, msgspec.DecodeError, msgspec.ValidationError) as exc:
             msg = f"cannot read plan {args.verify_plan!r}: {exc}"
             raise UsageError(msg) from None
-        targets = {"*": plan.target.version} if plan.target.version else {}
+        targets = {"*": plan.target.default} if plan.target.default else {}
         targets.update(plan.target.clusters)
         mode = plan.target.mode
     else:

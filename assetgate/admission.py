@@ -65,20 +65,33 @@ def admit(
     target: str,
     op: Operation = "create",
     account: str = "$G",
-    cluster: str = "",
+    cluster: str | None = None,
     stream: str | None = None,
     mode: Mode = "cluster",
     catalogue: Catalogue | None = None,
 ) -> Admission:
     """Predict whether ``target`` accepts creating/updating ``config`` in ``account``.
 
-    ``stream`` names the stream of a consumer request.
+    ``stream`` names the stream of a consumer request. ``cluster`` defaults to the
+    inventory's only cluster.
+
+    Raises:
+        ValueError: no ``cluster`` given and the inventory holds several.
     """
     cat = catalogue if catalogue is not None else load_catalogue()
     profile = cat.server(target)
     collector = Collector({DEFAULT_CLUSTER: profile}, mode, cat, keep_configs=True)
     for record in iter_records(inventory):
         collector.add(record)
+    if cluster is None:
+        clusters = {key[0] for key in collector.streams} | {
+            key[0] for key in collector.consumers
+        }
+        if len(clusters) > 1:
+            names = ", ".join(sorted(repr(c) for c in clusters))
+            msg = f"the inventory holds several clusters ({names}): name one"
+            raise ValueError(msg)
+        cluster = next(iter(clusters), "")
     verdicts: _Verdicts = {
         (v.cluster, v.account, v.stream, v.kind, v.name): v
         for v in collector.verdicts()
@@ -115,9 +128,10 @@ def admit(
     name = _name(config)
     own = verdicts.get((cluster, account, name, "stream", name))
     if op == "update":
-        if existing_stream is None:
+        if existing_stream is None or own is None or own.state == "unloadable":
+            # a stream the target cannot load is not there for it
             return _refused(profile, "stream_not_found", validation)
-        if own is not None and own.state == "offline":
+        if own.state == "offline":
             return _refused(
                 profile, "stream_offline", validation, reason=own.reason or ""
             )

@@ -34,6 +34,7 @@ __all__ = [
     "Report",
     "Summary",
     "TargetInfo",
+    "accepted_rules",
     "asset_id",
     "check",
     "compare_plans",
@@ -47,12 +48,18 @@ DEFAULT_CLUSTER: Final = "*"
 
 
 class TargetInfo(msgspec.Struct, frozen=True, kw_only=True):
-    """The target a report judges against (``clusters``: per-cluster versions, if mixed)."""
+    """The target a report judges against.
+
+    ``version`` is the default target, or the lowest of the per-cluster ones;
+    ``clusters`` the per-cluster versions; ``default`` the version for clusters not
+    named (``None`` when every cluster is named).
+    """
 
     version: str
     api_level: int | None
     mode: Mode
     clusters: dict[str, str] = msgspec.field(default_factory=dict)
+    default: str | None = None
 
 
 class CatalogueInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -320,14 +327,17 @@ class Collector:
         counts = dict.fromkeys(STATES, 0)
         for verdict in verdicts:
             counts[verdict.state] += 1
-        default = targets.get(DEFAULT_CLUSTER) or min(targets.values())
-        head = self.profiles.get(DEFAULT_CLUSTER) or next(iter(self.profiles.values()))
+        # the default target, else the lowest version (a rolling upgrade's weakest)
+        head = self.profiles.get(DEFAULT_CLUSTER) or min(
+            self.profiles.values(), key=lambda p: (p.version.release, p.version.text)
+        )
         return Report(
             target=TargetInfo(
-                version=head.version.text if DEFAULT_CLUSTER in targets else default,
+                version=head.version.text,
                 api_level=head.api_level,
                 mode=self.mode,
                 clusters={c: v for c, v in targets.items() if c != DEFAULT_CLUSTER},
+                default=targets.get(DEFAULT_CLUSTER),
             ),
             catalogue=CatalogueInfo(digest=self.cat.digest),
             inventory=InventoryInfo(digest=_digest_of(self.hashes)),
@@ -433,9 +443,10 @@ def _apply_acceptances(
                 rule == "*" and (verdict.state != "online" or verdict.drift is not None)
             ) or rule in {verdict.state, verdict.drift}
             if covers and rule != "online" and fnmatch.fnmatchcase(ident, pattern):
-                verdict = msgspec.structs.replace(verdict, accepted=f"{rule}:{pattern}")  # noqa: PLW2901
+                taken = f"{rule}:{pattern}"
+                joined = f"{verdict.accepted}; {taken}" if verdict.accepted else taken
+                verdict = msgspec.structs.replace(verdict, accepted=joined)  # noqa: PLW2901
                 matched[(rule, pattern)].append(ident)
-                break
         out.append(verdict)
     kept: list[Overlap] = []
     for overlap in overlaps:
@@ -458,17 +469,24 @@ def _apply_acceptances(
     return out, kept, accepted
 
 
+def accepted_rules(accepted: str | None) -> set[str]:
+    """The rules of a verdict's acceptances (``RULE:ASSET``, several joined by ``; ``)."""
+    if not accepted:
+        return set()
+    return {part.partition(":")[0] for part in accepted.split("; ")}
+
+
 def finding_rules(report: Report, fail_on: Iterable[str]) -> list[str]:
     """The findings that reach the ``--fail-on`` threshold (accepted ones excluded)."""
     wanted = set(fail_on)
     found: list[str] = []
     for verdict in report.assets:
         # an acceptance covers the findings of its rule only (``*``: all of them)
-        rule = verdict.accepted.partition(":")[0] if verdict.accepted else None
-        if verdict.state in wanted and rule not in {"*", verdict.state}:
+        rules = accepted_rules(verdict.accepted)
+        if verdict.state in wanted and not rules & {"*", verdict.state}:
             found.append(f"{verdict.state}: {asset_id(verdict)}")
         drift = verdict.drift
-        if drift is not None and drift in wanted and rule not in {"*", drift}:
+        if drift is not None and drift in wanted and not rules & {"*", drift}:
             found.append(f"{drift}: {asset_id(verdict)}")
     if "errors" in wanted:
         found.extend(f"error: {error.source}" for error in report.errors)

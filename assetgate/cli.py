@@ -9,7 +9,7 @@ import argparse
 import enum
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
@@ -151,7 +151,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--account", default="$G", help="the account of the request (with --inventory)"
     )
     val.add_argument(
-        "--cluster", default="", help="the cluster of the request (with --inventory)"
+        "--cluster",
+        help="the cluster of the request (with --inventory; default: its only cluster)",
     )
     val.add_argument(
         "--stream", help="the stream of a consumer request (with --inventory)"
@@ -343,7 +344,7 @@ def _validate(args: argparse.Namespace) -> int:
         )
         results.append((path, result))
         if args.inventory:
-            admissions[path] = admit(
+            admissions[path] = _admit_or_usage(
                 args.inventory,
                 config,
                 kind=args.kind,
@@ -388,6 +389,16 @@ def _validate(args: argparse.Namespace) -> int:
         a.allowed for a in admissions.values()
     )
     return ExitCode.OK if clean else ExitCode.FINDINGS
+
+
+def _admit_or_usage(inventory: list[str], config: bytes, **options: Any) -> Admission:
+    """:func:`admit`, with its caller mistakes (several clusters) as usage errors."""
+    try:
+        return admit(inventory, config, **options)
+    except ValueError as exc:
+        if type(exc) is not ValueError:
+            raise
+        raise _Usage(str(exc)) from None
 
 
 def _admission_json(admission: Admission) -> dict[str, object]:

@@ -74,6 +74,8 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True):
         drift: the stamp disagrees with the features: ``stamp_missing`` (created before
             2.11 or restored), ``stamp_unparsable``, ``stamp_too_low`` (an older server
             would load it without the features), ``stamp_too_high``.
+        accepted: the operator's acceptances covering this asset (``RULE:ASSET``,
+            several joined by ``; ``).
     """
 
     source: str

@@ -25,7 +25,7 @@ from urllib.parse import quote
 
 import msgspec
 
-from assetgate.check import asset_id
+from assetgate.check import accepted_rules, asset_id
 from assetgate.gate import STATES
 
 if TYPE_CHECKING:
@@ -165,8 +165,7 @@ def _accepted_for(accepted: str | None, kind: str) -> bool:
     """Whether an acceptance ``RULE:ASSET`` covers this kind of finding."""
     if accepted is None:
         return False
-    rule = accepted.partition(":")[0]
-    return rule in {kind, "*"}
+    return bool(accepted_rules(accepted) & {kind, "*"})
 
 
 def _reason(verdict: Verdict) -> str:

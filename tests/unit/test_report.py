@@ -365,6 +365,7 @@ def test_json_is_the_report_struct(report: Report) -> None:
         "api_level": 1,
         "mode": "cluster",
         "clusters": {},
+        "default": None,
     }
     assert data["summary"]["records"] == 8
     assert [a["state"] for a in data["assets"]][:2] == ["online", "offline"]

@@ -1,0 +1,578 @@
+"""Tests for assetgate.check: accounting, targets, overlaps, acceptances, plans."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any, Final
+
+import msgspec
+import pytest
+
+from assetgate.check import (
+    Acceptance,
+    ErrorEntry,
+    Overlap,
+    Summary,
+    TargetInfo,
+    check,
+    compare_plans,
+    finding_rules,
+    make_plan,
+    parse_targets,
+)
+from assetgate.errors import UnknownServerVersion
+from assetgate.inventory import Asset, read_inventory
+from tests.conftest import FIXTURES
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from assetgate.check import Report
+    from assetgate.levels import Catalogue
+
+DEMO: Final = FIXTURES / "inventories" / "demo.jsonl"
+MIXED: Final = FIXTURES / "inventories" / "formats" / "mixed.jsonl"
+DEFAULT_FAIL_ON: Final = ("offline", "degraded", "unloadable", "detached", "errors")
+COUNTER_OFFLINE: Final = 'unsupported - config error: unknown field "allow_msg_counter"'
+
+
+def _asset(
+    name: str,
+    config: dict[str, Any],
+    *,
+    kind: str = "stream",
+    stream: str | None = None,
+    cluster: str = "",
+    account: str = "$G",
+) -> Asset:
+    return Asset(
+        source=f"test:{cluster}/{account}/{name}",
+        cluster=cluster,
+        account=account,
+        kind="stream" if kind == "stream" else "consumer",
+        stream=stream or name,
+        name=name,
+        config=json.dumps(config).encode(),
+    )
+
+
+def _stream(
+    name: str,
+    subjects: list[str] | None = None,
+    *,
+    cluster: str = "",
+    account: str = "$G",
+    **extra: Any,
+) -> Asset:
+    config: dict[str, Any] = {"name": name}
+    if subjects is not None:
+        config["subjects"] = subjects
+    config.update(extra)
+    return _asset(name, config, cluster=cluster, account=account)
+
+
+def _consumer(stream: str, name: str, **extra: Any) -> Asset:
+    return _asset(name, {"durable_name": name, **extra}, kind="consumer", stream=stream)
+
+
+def _demo(
+    catalogue: Catalogue, target: str | dict[str, str] = "2.11.11", **kwargs: Any
+) -> Report:
+    return check([DEMO], target=target, catalogue=catalogue, **kwargs)
+
+
+# --- accounting ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [(DEMO, (30, 28, 1, 1)), (MIXED, (14, 6, 4, 4))],
+    ids=["demo", "mixed"],
+)
+def test_every_record_is_accounted_for(
+    catalogue: Catalogue, path: Path, expected: tuple[int, int, int, int]
+) -> None:
+    """Every record is an asset, an error or ignored, with exact counts per fixture."""
+    report = check([path], target="2.11.11", catalogue=catalogue)
+    summary = report.summary
+    counts = (summary.records, summary.assets, summary.errors, summary.ignored)
+    lengths = (len(report.assets), len(report.errors), len(report.ignored))
+    assert (counts, lengths, summary.assets + summary.errors + summary.ignored) == (
+        expected,
+        expected[1:],
+        expected[0],
+    )
+
+
+def test_demo_summary_on_2_11_11(catalogue: Catalogue) -> None:
+    """The demo inventory on 2.11.11 has exactly these counts per state."""
+    assert _demo(catalogue).summary == Summary(
+        records=30,
+        assets=28,
+        online=13,
+        offline=11,
+        degraded=0,
+        unloadable=3,
+        detached=1,
+        errors=1,
+        ignored=1,
+        overlaps=0,
+        accepted=0,
+    )
+
+
+def test_records_given_as_objects_give_the_same_report(catalogue: Catalogue) -> None:
+    """Records already read (Asset, RecordError, Ignored) are judged like the file."""
+    records = list(read_inventory([DEMO]))
+    assert check(records, target="2.11.11", catalogue=catalogue) == _demo(catalogue)
+
+
+def test_worker_processes_give_the_same_report(catalogue: Catalogue) -> None:
+    """Judging the file in two worker processes gives the in-process report."""
+    assert _demo(catalogue, workers=2) == _demo(catalogue)
+
+
+def test_asset_objects_are_judged(catalogue: Catalogue) -> None:
+    """A bare Asset is a record of its own: one record, one online verdict."""
+    report = check([_stream("S", ["s.>"])], target="2.12.8", catalogue=catalogue)
+    verdict = report.assets[0]
+    assert (report.summary.records, verdict.name, verdict.state, verdict.target) == (
+        1,
+        "S",
+        "online",
+        "2.12.8",
+    )
+
+
+# --- targets ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        (["2.11.11"], {"*": "2.11.11"}),
+        (["east=2.12.8,west=2.11.11"], {"east": "2.12.8", "west": "2.11.11"}),
+        (["2.11.11", "west=2.12.8"], {"*": "2.11.11", "west": "2.12.8"}),
+        ([" east = 2.12.8 , "], {"east": "2.12.8"}),
+    ],
+    ids=["bare", "per-cluster", "default-and-cluster", "spaces-and-empty-item"],
+)
+def test_parse_targets(values: list[str], expected: dict[str, str]) -> None:
+    """Bare versions are the default ("*"); CLUSTER=VERSION names a cluster."""
+    assert parse_targets(values) == expected
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        # an item without a cluster or without a version
+        (["=2.11.11"], "invalid target: '=2.11.11' (use VERSION or CLUSTER=VERSION)"),
+        (["east="], "invalid target: 'east=' (use VERSION or CLUSTER=VERSION)"),
+        # nothing at all
+        ([], "no target version given"),
+        ([" , "], "no target version given"),
+    ],
+    ids=["no-cluster", "no-version", "empty-list", "only-separators"],
+)
+def test_parse_targets_rejects(values: list[str], message: str) -> None:
+    """Malformed targets raise ValueError naming the item."""
+    with pytest.raises(ValueError, match=re.escape(message)):
+        parse_targets(values)
+
+
+def test_per_cluster_targets(catalogue: Catalogue) -> None:
+    """Each verdict is judged against its cluster's version; the default covers the rest."""
+    report = _demo(catalogue, target={"*": "2.11.11", "west": "2.12.8"})
+    targets = {(v.cluster, v.target) for v in report.assets}
+    assert (targets, report.target) == (
+        {("east", "2.11.11"), ("west", "2.12.8")},
+        TargetInfo(
+            version="2.11.11",
+            api_level=1,
+            mode="cluster",
+            clusters={"west": "2.12.8"},
+            default="2.11.11",
+        ),
+    )
+
+
+@pytest.mark.parametrize(
+    ("targets", "expected"),
+    [
+        ({"a": "2.12.8", "b": "2.11.11"}, ("2.11.11", 1)),
+        ({"a": "2.11.8", "b": "2.11.10"}, ("2.11.8", 1)),
+    ],
+    ids=["api-level-of-first-cluster", "string-minimum"],
+)
+def test_target_info_without_default_is_the_lowest_version(
+    catalogue: Catalogue, targets: dict[str, str], expected: tuple[str, int]
+) -> None:
+    """Without a default, the report's target is the lowest version with its API level."""
+    report = check(
+        [_stream("X", ["x"], cluster="a")], target=targets, catalogue=catalogue
+    )
+    assert (report.target.version, report.target.api_level) == expected
+
+
+def test_unknown_version_raises(catalogue: Catalogue) -> None:
+    """A version of no known release line raises UnknownServerVersion naming the newest line."""
+    message = (
+        "unknown server version: '2.13.0': the catalogue describes release lines "
+        "2.10 to 2.15 (newest known line: 2.15)"
+    )
+    with pytest.raises(UnknownServerVersion, match=re.escape(message)):
+        _demo(catalogue, target="2.13.0")
+
+
+def test_cluster_without_target_is_an_error_entry(catalogue: Catalogue) -> None:
+    """A cluster not in a mapping without "*" becomes an error entry, not an exception."""
+    report = check(
+        [_stream("X", ["x"], cluster="east"), _stream("Y", ["y"], cluster="west")],
+        target={"west": "2.12.8"},
+        catalogue=catalogue,
+    )
+    summary = report.summary
+    assert (
+        report.errors,
+        [v.name for v in report.assets],
+        (summary.records, summary.assets, summary.errors),
+    ) == (
+        [
+            ErrorEntry(
+                source="test:east/$G/X",
+                message="no target version for cluster 'east'",
+                retriable=False,
+            )
+        ],
+        ["Y"],
+        (2, 1, 1),
+    )
+
+
+# --- overlaps -----------------------------------------------------------------------------
+
+
+def test_online_and_offline_streams_overlap(catalogue: Catalogue) -> None:
+    """An offline stream keeps its subjects; `offline` names the offline side."""
+    report = check(
+        [_stream("ON", ["a.>"]), _stream("OFF", ["a.b"], allow_msg_counter=True)],
+        target="2.11.11",
+        catalogue=catalogue,
+    )
+    assert report.overlaps == [
+        Overlap(
+            cluster="",
+            account="$G",
+            streams=("OFF", "ON"),
+            subjects=("a.b", "a.>"),
+            offline=("OFF",),
+        )
+    ]
+
+
+def test_unloadable_stream_gives_no_protection(catalogue: Catalogue) -> None:
+    """A stream the target cannot decode vanishes, and so do its subjects."""
+    report = check(
+        [_stream("ON", ["a.>"]), _stream("UL", ["a.b"], retention="bogus")],
+        target="2.11.11",
+        catalogue=catalogue,
+    )
+    states = [(v.name, v.state) for v in report.assets]
+    assert (states, report.overlaps) == ([("ON", "online"), ("UL", "unloadable")], [])
+
+
+def test_stream_without_subjects_claims_its_name(catalogue: Catalogue) -> None:
+    """A stream with no subjects and no mirror/sources overlaps a stream using its name."""
+    report = check(
+        [_stream("ON", ["foo"]), _stream("foo")], target="2.12.8", catalogue=catalogue
+    )
+    assert report.overlaps == [
+        Overlap(
+            cluster="", account="$G", streams=("ON", "foo"), subjects=("foo", "foo")
+        )
+    ]
+
+
+def test_mirror_without_subjects_claims_nothing(catalogue: Catalogue) -> None:
+    """A mirror has no subjects: its name does not collide with another stream's subject."""
+    report = check(
+        [_stream("ON", ["foo"]), _stream("foo", mirror={"name": "ON"})],
+        target="2.12.8",
+        catalogue=catalogue,
+    )
+    assert report.overlaps == []
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        _stream("B", ["a.b"], account="OTHER"),
+        _stream("B", ["a.b"], cluster="c2"),
+    ],
+    ids=["other-account", "other-cluster"],
+)
+def test_no_overlap_across_accounts_or_clusters(
+    catalogue: Catalogue, other: Asset
+) -> None:
+    """Streams of different accounts or clusters never overlap."""
+    report = check([_stream("A", ["a.>"]), other], target="2.12.8", catalogue=catalogue)
+    assert (report.overlaps, report.summary.overlaps) == ([], 0)
+
+
+# --- acceptances --------------------------------------------------------------------------
+
+
+def _degraded_report(catalogue: Catalogue, accept: list[str]) -> Report:
+    """X1, X2 and Y1 are degraded on 2.10.26 (allow_msg_ttl is dropped)."""
+    assets = [
+        _stream(name, [name.lower()], allow_msg_ttl=True) for name in ("X1", "X2", "Y1")
+    ]
+    return check(assets, target="2.10.26", accept=accept, catalogue=catalogue)
+
+
+def test_acceptance_marks_matching_verdicts(catalogue: Catalogue) -> None:
+    """`degraded:*/$G/X*` marks X1 and X2 accepted and lists them in report.accepted."""
+    report = _degraded_report(catalogue, ["degraded:*/$G/X*"])
+    marks = [(v.name, v.state, v.accepted) for v in report.assets]
+    assert (marks, report.accepted, report.summary.accepted) == (
+        [
+            ("X1", "degraded", "degraded:*/$G/X*"),
+            ("X2", "degraded", "degraded:*/$G/X*"),
+            ("Y1", "degraded", None),
+        ],
+        [Acceptance(rule="degraded", asset="*/$G/X*", matched=("/$G/X1", "/$G/X2"))],
+        2,
+    )
+
+
+def test_acceptance_of_another_rule_matches_nothing(catalogue: Catalogue) -> None:
+    """An acceptance for a state the assets are not in is listed with no matches."""
+    report = _degraded_report(catalogue, ["offline:*"])
+    assert (
+        [v.accepted for v in report.assets],
+        report.accepted,
+        finding_rules(report, ["degraded"]),
+    ) == (
+        [None, None, None],
+        [Acceptance(rule="offline", asset="*", matched=())],
+        ["degraded: /$G/X1", "degraded: /$G/X2", "degraded: /$G/Y1"],
+    )
+
+
+_RULES_TEXT: Final = (
+    "online, offline, degraded, unloadable, detached, stamp_missing, "
+    "stamp_unparsable, stamp_too_low, stamp_too_high, overlap, *"
+)
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        # no separator, or nothing after it
+        "degraded",
+        "degraded:",
+        # not a state, drift flag, overlap or *
+        "bogus:*",
+        "overlaps:*",
+        ":*",
+    ],
+    ids=["no-colon", "no-asset", "unknown-rule", "plural-overlaps", "no-rule"],
+)
+def test_invalid_acceptance_raises(catalogue: Catalogue, item: str) -> None:
+    """A malformed acceptance raises ValueError listing the rules."""
+    message = (
+        f"invalid acceptance: {item!r} (use RULE:ASSET, RULE one of {_RULES_TEXT})"
+    )
+    with pytest.raises(ValueError, match=re.escape(message)):
+        _demo(catalogue, accept=[item])
+
+
+# --- finding_rules ------------------------------------------------------------------------
+
+_DEMO_DEFAULT_FINDINGS: Final = [
+    "unloadable: east/$G/H_FLOWACK/C_FLOWACK",
+    "offline: east/$G/H_FORGED",
+    "offline: east/$G/H_FORGED/C_FORGED",
+    "detached: east/$G/H_FORGED/C_SIB",
+    "unloadable: east/$G/H_PRIO/C_PRIO",
+    "unloadable: east/$G/H_SRC/C_SOURCING",
+    "offline: east/$G/H_SRCFLAG",
+    "offline: east/$G/H_SRCFLAG/C_SRCFLAG",
+    "offline: east/$G/S_ASYNC",
+    "offline: east/$G/S_ATOMIC",
+    "offline: east/$G/S_BATCHED",
+    "offline: east/$G/S_COUNTER",
+    "offline: east/$G/S_FORGED",
+    "offline: east/$G/S_SCHED",
+    "offline: east/$G/S_SRCCONS",
+    f"error: {DEMO}:29",
+]
+
+
+@pytest.mark.parametrize(
+    ("fail_on", "expected"),
+    [
+        (DEFAULT_FAIL_ON, _DEMO_DEFAULT_FINDINGS),
+        (("detached",), ["detached: east/$G/H_FORGED/C_SIB"]),
+        (
+            ("stamp_missing",),
+            [
+                "stamp_missing: west/$G/AUDIT",
+                "stamp_missing: west/$G/ORDERS",
+                "stamp_missing: west/$G/ORDERS/bill",
+                "stamp_missing: west/$G/ORDERS/ship",
+            ],
+        ),
+        (
+            ("stamp_too_high",),
+            [
+                "stamp_too_high: east/$G/H_FORGED/C_FORGED",
+                "stamp_too_high: east/$G/S_FORGED",
+            ],
+        ),
+        (("errors",), [f"error: {DEMO}:29"]),
+        (("overlaps",), []),
+        ((), []),
+    ],
+    ids=[
+        "default",
+        "detached",
+        "stamp-missing",
+        "stamp-too-high",
+        "errors",
+        "no-overlaps",
+        "empty",
+    ],
+)
+def test_finding_rules_thresholds(
+    catalogue: Catalogue, fail_on: tuple[str, ...], expected: list[str]
+) -> None:
+    """Only findings whose state, drift flag or token is in fail_on are returned."""
+    assert finding_rules(_demo(catalogue), fail_on) == expected
+
+
+def test_drift_acceptance_does_not_hide_the_offline_state(catalogue: Catalogue) -> None:
+    """An acceptance for a drift flag hides that flag only, not the asset's offline state."""
+    report = _demo(catalogue, accept=["stamp_too_high:east/$G/S_FORGED"])
+    assert finding_rules(report, ["offline", "stamp_too_high"]) == [
+        "offline: east/$G/H_FORGED",
+        "offline: east/$G/H_FORGED/C_FORGED",
+        "stamp_too_high: east/$G/H_FORGED/C_FORGED",
+        "offline: east/$G/H_SRCFLAG",
+        "offline: east/$G/H_SRCFLAG/C_SRCFLAG",
+        "offline: east/$G/S_ASYNC",
+        "offline: east/$G/S_ATOMIC",
+        "offline: east/$G/S_BATCHED",
+        "offline: east/$G/S_COUNTER",
+        "offline: east/$G/S_FORGED",
+        "offline: east/$G/S_SCHED",
+        "offline: east/$G/S_SRCCONS",
+    ]
+
+
+def test_star_acceptance_hides_every_finding_of_the_asset(catalogue: Catalogue) -> None:
+    """`*:ASSET` covers both the state and the drift flag of the asset."""
+    report = _demo(catalogue, accept=["*:east/$G/S_FORGED"])
+    found = finding_rules(report, ["offline", "stamp_too_high"])
+    assert [f for f in found if f.endswith("/S_FORGED")] == []
+
+
+def test_two_acceptances_cover_both_findings(catalogue: Catalogue) -> None:
+    """Accepting the state and the drift flag of one asset hides both findings."""
+    report = _demo(
+        catalogue,
+        accept=["offline:east/$G/S_FORGED", "stamp_too_high:east/$G/S_FORGED"],
+    )
+    found = finding_rules(report, ["offline", "stamp_too_high"])
+    assert [f for f in found if f.endswith("/S_FORGED")] == []
+
+
+def test_overlaps_token_and_overlap_acceptance(catalogue: Catalogue) -> None:
+    """`overlaps` reports unaccepted overlaps; `overlap:ASSET` accepts one."""
+    assets = [_stream("ON", ["a.>"]), _stream("OFF", ["a.b"], allow_msg_counter=True)]
+    plain = check(assets, target="2.11.11", catalogue=catalogue)
+    accepted = check(
+        assets, target="2.11.11", accept=["overlap:*/$G/ON"], catalogue=catalogue
+    )
+    assert (
+        finding_rules(plain, ["overlaps"]),
+        finding_rules(accepted, ["overlaps"]),
+        accepted.overlaps[0].accepted,
+        accepted.accepted,
+        accepted.summary.accepted,
+    ) == (
+        ["overlap: /$G OFF ~ ON"],
+        [],
+        "overlap:*/$G/ON",
+        [Acceptance(rule="overlap", asset="*/$G/ON", matched=("/$G/OFF ~ /$G/ON",))],
+        1,
+    )
+
+
+# --- plans --------------------------------------------------------------------------------
+
+
+def test_make_plan_is_deterministic(catalogue: Catalogue) -> None:
+    """Two checks of the same inventory give equal plans with the same digest."""
+    first, second = make_plan(_demo(catalogue)), make_plan(_demo(catalogue))
+    assert (first == second, first.digest, len(first.verdicts)) == (
+        True,
+        second.digest,
+        28,
+    )
+
+
+def test_make_plan_depends_on_the_target(catalogue: Catalogue) -> None:
+    """A plan for another target has another digest."""
+    old = make_plan(_demo(catalogue, target="2.11.11"))
+    new = make_plan(_demo(catalogue, target="2.12.8"))
+    assert old.digest != new.digest
+
+
+def _changed_demo() -> list[Any]:
+    """The demo records with S_COUNTER's field removed, S_PLAIN gone and NEW added."""
+    out: list[Any] = []
+    for record in read_inventory([DEMO]):
+        if isinstance(record, Asset) and record.name == "S_PLAIN":
+            continue
+        if isinstance(record, Asset) and record.name == "S_COUNTER":
+            config = record.config.replace(b'"allow_msg_counter":true,', b"")
+            record = msgspec.structs.replace(record, config=config)  # noqa: PLW2901
+        out.append(record)
+    out.append(_stream("NEW", ["new.>"]))
+    return out
+
+
+def test_compare_plans_lists_changes_and_notes(catalogue: Catalogue) -> None:
+    """A changed verdict, a new and a gone asset are listed; the inventory digest noted."""
+    old = make_plan(_demo(catalogue))
+    new = make_plan(check(_changed_demo(), target="2.11.11", catalogue=catalogue))
+    changes, notes = compare_plans(old, new)
+    assert (changes, notes) == (
+        [
+            "/$G/NEW: new asset, online on 2.11.11",
+            (
+                f"east/$G/S_COUNTER: offline ({COUNTER_OFFLINE}) on 2.11.11 -> offline "
+                "(unsupported - required API level: 2, current API level: 1) on 2.11.11"
+            ),
+            "east/$G/S_PLAIN: gone (was online on 2.11.11)",
+        ],
+        [f"inventory changed: {old.inventory[:12]} -> {new.inventory[:12]}"],
+    )
+
+
+def test_compare_plans_notes_a_catalogue_change(catalogue: Catalogue) -> None:
+    """Another catalogue digest is a note, not a verdict change."""
+    new = make_plan(_demo(catalogue))
+    old = msgspec.structs.replace(new, catalogue="0" * 64)
+    assert compare_plans(old, new) == (
+        [],
+        [f"catalogue changed: 000000000000 -> {new.catalogue[:12]}"],
+    )
+
+
+def test_compare_identical_plans(catalogue: Catalogue) -> None:
+    """A plan compared with itself has no changes and no notes."""
+    plan = make_plan(_demo(catalogue))
+    assert compare_plans(plan, plan) == ([], [])

@@ -1,0 +1,381 @@
+"""Tests for `assetgate check` and `validate --inventory` (run in-process)."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Final
+
+import pytest
+import structlog
+
+from assetgate.cli import main
+from tests.conftest import LEVELS, REPO
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+
+    from assetgate.levels import Catalogue
+
+_LEVELS: Final = ["--levels", str(LEVELS)]
+DEMO: Final = "fixtures/inventories/demo.jsonl"
+COUNTER_OFFLINE: Final = 'unsupported - config error: unknown field "allow_msg_counter"'
+
+
+@pytest.fixture(autouse=True)
+def _repo_root(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Run every command from the repository root; reset structlog afterwards."""
+    monkeypatch.chdir(REPO)
+    yield
+    structlog.reset_defaults()
+
+
+def _check(*args: str) -> int:
+    return main([*_LEVELS, "check", *args])
+
+
+# --- help and usage errors ----------------------------------------------------------------
+
+
+def test_check_help_shows_examples(capsys: pytest.CaptureFixture[str]) -> None:
+    """`check --help` exits 0 and shows an examples section with real commands."""
+    code = main(["check", "--help"])
+    out = capsys.readouterr().out
+    assert (
+        code,
+        "examples:" in out,
+        "assetgate check fixtures/inventories/demo.jsonl --target 2.11.11" in out,
+    ) == (0, True, True)
+
+
+def test_unknown_target_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """An unknown version exits 2 with a message naming the newest known line."""
+    code = _check(DEMO, "--target", "2.13.0")
+    captured = capsys.readouterr()
+    assert (code, captured.out, captured.err) == (
+        2,
+        "",
+        (
+            "assetgate: error: unknown server version: '2.13.0': the catalogue describes "
+            "release lines 2.10 to 2.15 (newest known line: 2.15)\n"
+        ),
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["missing.jsonl", "--target", "2.11.11"],
+            "inventory not found: 'missing.jsonl'",
+        ),
+        ([DEMO], "--target is required (or --verify-plan PLAN)"),
+        (
+            [DEMO, "--target", "east="],
+            "invalid target: 'east=' (use VERSION or CLUSTER=VERSION)",
+        ),
+        (
+            [DEMO, "--target", "2.11.11", "--accept", "bogus:*"],
+            (
+                "invalid acceptance: 'bogus:*' (use RULE:ASSET, RULE one of online, offline, "
+                "degraded, unloadable, detached, stamp_missing, stamp_unparsable, "
+                "stamp_too_low, stamp_too_high, overlap, *)"
+            ),
+        ),
+    ],
+    ids=["missing-inventory", "no-target", "bad-target", "bad-acceptance"],
+)
+def test_usage_errors_exit_2(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    """Usage problems exit 2 with one message on stderr and nothing on stdout."""
+    code = _check(*args)
+    captured = capsys.readouterr()
+    assert (code, captured.out, captured.err) == (
+        2,
+        "",
+        f"assetgate: error: {message}\n",
+    )
+
+
+# --- reports and exit codes ---------------------------------------------------------------
+
+
+def test_demo_findings_exit_1_with_summary_table(
+    capsys: pytest.CaptureFixture[str], catalogue: Catalogue
+) -> None:
+    """`check demo --target 2.11.11` exits 1 and starts with the summary table."""
+    code = _check(DEMO, "--target", "2.11.11")
+    head = capsys.readouterr().out.splitlines()[:7]
+    assert (code, head) == (
+        1,
+        [
+            (
+                "assetgate check: target 2.11.11 (API level 1), cluster mode, "
+                f"catalogue {catalogue.digest[:12]}"
+            ),
+            "30 records: 28 assets, 1 record error, 1 ignored",
+            "",
+            "cluster  account  online  offline  degraded  unloadable  detached",
+            "east     $G            9       11         0           3         1",
+            "west     $G            4        0         0           0         0",
+            "total                 13       11         0           3         1",
+        ],
+    )
+
+
+@pytest.mark.parametrize(
+    ("fail_on", "expected"),
+    [("none", 0), ("detached", 1), ("overlaps", 0), ("degraded", 0)],
+    ids=["none", "detached", "overlaps", "degraded"],
+)
+def test_fail_on_threshold(
+    capsys: pytest.CaptureFixture[str], fail_on: str, expected: int
+) -> None:
+    """--fail-on picks what makes the exit status 1."""
+    code = _check(DEMO, "--target", "2.11.11", "--fail-on", fail_on)
+    capsys.readouterr()
+    assert code == expected
+
+
+def test_json_report_has_every_key(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--format json` parses and has exactly the report's top-level keys."""
+    code = _check(DEMO, "--target", "2.11.11", "--format", "json")
+    report = json.loads(capsys.readouterr().out)
+    assert (code, sorted(report), report["summary"]["records"]) == (
+        1,
+        sorted(
+            [
+                "target",
+                "catalogue",
+                "inventory",
+                "summary",
+                "assets",
+                "overlaps",
+                "errors",
+                "ignored",
+                "accepted",
+            ]
+        ),
+        30,
+    )
+
+
+@pytest.mark.parametrize(
+    ("fmt", "first_line"),
+    [
+        (
+            "text",
+            "assetgate check: target 2.11.11 (API level 1), cluster mode, catalogue ",
+        ),
+        ("json", "{"),
+        ("markdown", "## assetgate: target 2.11.11 (API level 1), cluster mode"),
+        ("sarif", "{"),
+        ("junit", '<?xml version="1.0" encoding="UTF-8"?>'),
+    ],
+    ids=["text", "json", "markdown", "sarif", "junit"],
+)
+def test_every_format_renders(
+    capsys: pytest.CaptureFixture[str], fmt: str, first_line: str
+) -> None:
+    """Each report format renders the demo report to stdout."""
+    code = _check(DEMO, "--target", "2.11.11", "--format", fmt)
+    out = capsys.readouterr().out
+    assert (code, out.splitlines()[0].startswith(first_line), out.endswith("\n")) == (
+        1,
+        True,
+        True,
+    )
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif"], ids=["json", "sarif"])
+def test_json_formats_parse(capsys: pytest.CaptureFixture[str], fmt: str) -> None:
+    """The JSON-based formats are valid JSON objects."""
+    _check(DEMO, "--target", "2.11.11", "--format", fmt)
+    assert isinstance(json.loads(capsys.readouterr().out), dict)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "markdown", "sarif", "junit"], ids=str)
+def test_output_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, fmt: str
+) -> None:
+    """--output writes the report to the file and nothing to stdout."""
+    _check(DEMO, "--target", "2.11.11", "--format", fmt)
+    expected = capsys.readouterr().out
+    target = tmp_path / f"report.{fmt}"
+    code = _check(DEMO, "--target", "2.11.11", "--format", fmt, "--output", str(target))
+    assert (code, capsys.readouterr().out, target.read_text(encoding="utf-8")) == (
+        1,
+        "",
+        expected,
+    )
+
+
+# --- prepared plans -----------------------------------------------------------------------
+
+
+def _changed_demo(tmp_path: Path) -> str:
+    """A copy of the demo inventory where S_COUNTER lost its allow_msg_counter field."""
+    text = (REPO / DEMO).read_text(encoding="utf-8")
+    changed = text.replace('"allow_msg_counter":true,', "")
+    assert changed.count("\n") == text.count("\n")
+    assert changed != text
+    path = tmp_path / "changed.jsonl"
+    path.write_text(changed, encoding="utf-8")
+    return str(path)
+
+
+def _plan(capsys: pytest.CaptureFixture[str], tmp_path: Path, *targets: str) -> str:
+    path = tmp_path / "plan.json"
+    args = [arg for target in targets for arg in ("--target", target)]
+    _check(DEMO, *args, "--plan-out", str(path))
+    capsys.readouterr()
+    return str(path)
+
+
+def test_verify_plan_on_the_same_inventory(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """--verify-plan on the inventory the plan was made from exits 0."""
+    plan = _plan(capsys, tmp_path, "2.11.11")
+    digest = json.loads((tmp_path / "plan.json").read_text(encoding="utf-8"))["digest"]
+    code = _check("--verify-plan", plan, DEMO)
+    assert (code, capsys.readouterr().out) == (
+        0,
+        f"plan {digest[:12]}: no verdict changed (28 assets)\n",
+    )
+
+
+def test_verify_plan_on_a_changed_inventory(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """--verify-plan exits 1 and lists the verdict that changed, with a note on stderr."""
+    plan = _plan(capsys, tmp_path, "2.11.11")
+    digest = json.loads((tmp_path / "plan.json").read_text(encoding="utf-8"))["digest"]
+    code = _check("--verify-plan", plan, _changed_demo(tmp_path))
+    captured = capsys.readouterr()
+    notes = [line for line in captured.err.splitlines() if line.startswith("note: ")]
+    assert (code, captured.out, [n.split(":")[1] for n in notes]) == (
+        1,
+        (
+            f"plan {digest[:12]}: 1 verdict(s) changed\n"
+            f"  east/$G/S_COUNTER: offline ({COUNTER_OFFLINE}) on 2.11.11 -> offline "
+            "(unsupported - required API level: 2, current API level: 1) on 2.11.11\n"
+        ),
+        [" inventory changed"],
+    )
+
+
+def test_verify_plan_with_per_cluster_targets_without_default(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A plan made for named clusters only verifies on the same inventory (exit 0)."""
+    plan = _plan(capsys, tmp_path, "east=2.11.11")
+    code = _check("--verify-plan", plan, DEMO)
+    capsys.readouterr()
+    assert code == 0
+
+
+def test_verify_plan_with_per_cluster_targets(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A plan with a target for every cluster verifies on the same inventory."""
+    plan = _plan(capsys, tmp_path, "east=2.11.11,west=2.12.8")
+    code = _check("--verify-plan", plan, DEMO)
+    out = capsys.readouterr().out
+    assert (code, out.endswith(": no verdict changed (28 assets)\n")) == (0, True)
+
+
+def test_unreadable_plan_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A plan file that is not a plan exits 2."""
+    path = tmp_path / "plan.json"
+    path.write_text("{}", encoding="utf-8")
+    code = _check("--verify-plan", str(path), DEMO)
+    captured = capsys.readouterr()
+    assert (
+        code,
+        captured.out,
+        captured.err.startswith("assetgate: error: cannot read plan"),
+    ) == (
+        2,
+        "",
+        True,
+    )
+
+
+# --- validate --inventory -----------------------------------------------------------------
+
+_REFUSAL: Final = (
+    "  with inventory:   refused: 400/10065 subjects overlap with an existing stream\n"
+    "    overlaps 'S_COUNTER' (counter.> ~ counter.x) [offline]\n"
+)
+
+
+def _stream_file(tmp_path: Path) -> str:
+    path = tmp_path / "stream.json"
+    path.write_text('{"name":"OV_X","subjects":["counter.x"]}', encoding="utf-8")
+    return str(path)
+
+
+def _validate(tmp_path: Path, *extra: str) -> int:
+    return main(
+        [
+            *_LEVELS,
+            "validate",
+            _stream_file(tmp_path),
+            "--kind",
+            "stream",
+            "--server",
+            "2.11.11",
+            "--inventory",
+            DEMO,
+            *extra,
+        ]
+    )
+
+
+def test_validate_with_inventory_shows_the_offline_conflict(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A stream overlapping the offline S_COUNTER (cluster east) is refused: 10065, exit 1."""
+    code = _validate(tmp_path, "--cluster", "east")
+    out = capsys.readouterr().out
+    assert (code, out.endswith(_REFUSAL)) == (1, True)
+
+
+def test_validate_with_inventory_without_cluster(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Without --cluster, an inventory of several clusters is a usage error naming them."""
+    code = _validate(tmp_path)
+    err = capsys.readouterr().err
+    assert (code, "several clusters ('east', 'west')" in err) == (2, True)
+
+
+def test_validate_with_inventory_json(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """`--format json` carries the admission: not allowed, the error and the conflict."""
+    code = _validate(tmp_path, "--cluster", "east", "--format", "json")
+    admission = json.loads(capsys.readouterr().out)["admission"]
+    assert (code, admission) == (
+        1,
+        {
+            "allowed": False,
+            "error": {
+                "code": 400,
+                "err_code": 10065,
+                "description": "subjects overlap with an existing stream",
+            },
+            "conflicts": [
+                {
+                    "stream": "S_COUNTER",
+                    "subject": "counter.>",
+                    "requested": "counter.x",
+                    "offline": True,
+                }
+            ],
+        },
+    )
