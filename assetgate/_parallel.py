@@ -18,6 +18,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+import msgspec
+
 from assetgate.gate import Judged, Mode, judge
 from assetgate.inventory import Asset, Ignored, RecordError, read_records
 
@@ -32,7 +34,7 @@ MIN_CHUNK: Final = 4 * 1024 * 1024  # smaller files are not worth a worker
 DEFAULT_CLUSTER: Final = "*"
 
 # (hash of the asset, its judgement) or a record that is not an asset
-Item = tuple[bytes, Asset, Judged] | RecordError | Ignored
+Item = tuple[bytes, Judged] | RecordError | Ignored
 
 
 def judge_files(
@@ -42,18 +44,19 @@ def judge_files(
     mode: Mode,
     catalogue: Catalogue,
     workers: int,
-) -> Iterator[tuple[str, list[Item]]]:
+) -> Iterator[tuple[str, list[Item] | None]]:
     """Judge line-oriented files in ranges; yield (path, items) in input order.
 
-    A path that cannot be split (not JSON Lines, too small, unreadable) is yielded
-    with an empty list and must be read by the caller.
+    A path that cannot be split (too small, unreadable, or not plainly JSON Lines:
+    a byte-order mark, or a first line that is not a whole JSON value, as in a
+    pretty-printed document) is yielded with ``None`` and must be read by the caller.
     """
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         for path in paths:
             ranges = _ranges(path, workers)
             if not ranges:
-                yield path, []
+                yield path, None
                 continue
             futures = [
                 pool.submit(
@@ -79,8 +82,9 @@ def _ranges(path: str, workers: int) -> list[tuple[int, int, int]]:
         if size < MIN_CHUNK * 2:
             return []
         with Path(path).open("rb") as handle:
-            if handle.read(1) in {b"[", b" ", b"\t", b"\n", b"\r"}:
-                return []  # maybe one document over many lines: the reader decides
+            first = handle.readline(MIN_CHUNK)
+            if not _whole_value(first):
+                return []  # a document over many lines, a BOM, a bad first line
             view = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
     except OSError:
         return []
@@ -102,6 +106,18 @@ def asset_hash(asset: Asset) -> bytes:
     """What a verdict depends on: where the asset lives, what it is, its stored config."""
     head = f"{asset.cluster}\x00{asset.account}\x00{asset.kind}\x00{asset.stream}\x00{asset.name}"
     return hashlib.sha256(head.encode() + b"\x00" + asset.config).digest()
+
+
+def _whole_value(line: bytes) -> bool:
+    """Whether a first line is one complete JSON object on its own."""
+    text = line.strip()
+    if not text.startswith(b"{"):
+        return False
+    try:
+        msgspec.json.decode(text)
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
+        return False
+    return True
 
 
 def _judge_range(
@@ -130,21 +146,8 @@ def _judge_range(
                         out.append(RecordError(source=record.source, message=message))
                         continue
                     judged = judge(record, profile, mode, catalogue)
-                    out.append((asset_hash(record), _strip(record), judged))
+                    out.append((asset_hash(record), judged))
                 else:
                     out.append(record)
         number += 1
     return out
-
-
-def _strip(asset: Asset) -> Asset:
-    """The asset without its config bytes (the parent needs only its identity)."""
-    return Asset(
-        source=asset.source,
-        cluster=asset.cluster,
-        account=asset.account,
-        kind=asset.kind,
-        stream=asset.stream,
-        name=asset.name,
-        config=b"",
-    )

@@ -192,11 +192,10 @@ def check(
     profiles = {cluster: cat.server(version) for cluster, version in targets.items()}
     rules = [_parse_accept(item) for item in accept]
     collector = Collector(profiles, mode, cat)
-    count = (os.cpu_count() or 1) if workers is None else max(workers, 1)
+    count = _usable_cores() if workers is None else max(workers, 1)
     items = list(inventory)
     paths = [item for item in items if isinstance(item, str | os.PathLike)]
     if count > 1 and paths and len(paths) == len(items):
-        rest: list[str | os.PathLike[str]] = []
         for path, judged in judge_files(
             [os.fspath(p) for p in paths],
             profiles=profiles,
@@ -204,17 +203,25 @@ def check(
             catalogue=cat,
             workers=count,
         ):
-            if not judged:
-                rest.append(path)
-            for item in judged:
+            if judged is None:  # not split: read here, in input order
+                for record in iter_records([path]):
+                    collector.add(record)
+            for item in judged or ():
                 if isinstance(item, tuple):
                     collector.add_judged(*item)
                 else:
                     collector.add(item)
-        items = list(rest)
+        items = []
     for record in iter_records(items):
         collector.add(record)
     return collector.report(targets, rules)
+
+
+def _usable_cores() -> int:
+    """The cores this process may run on (CPU affinity, not the machine's count)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(len(os.sched_getaffinity(0)), 1)
+    return os.cpu_count() or 1
 
 
 def iter_records(
@@ -287,23 +294,29 @@ class Collector:
             )
             return
         judged = judge(record, self.profile(record.cluster), self.mode, self.cat)
-        self.add_judged(asset_hash(record), record, judged, counted=True)
+        self.add_judged(asset_hash(record), judged, config=record.config, counted=True)
 
     def add_judged(
-        self, digest: bytes, record: Asset, judged: Judged, *, counted: bool = False
+        self,
+        digest: bytes,
+        judged: Judged,
+        *,
+        config: bytes | None = None,
+        counted: bool = False,
     ) -> None:
         """Account for an asset judged elsewhere (a worker process)."""
         if not counted:
             self.records += 1
         self.hashes.append(digest)
-        key = (record.cluster, record.account, record.stream)
-        if record.kind == "stream":
+        verdict = judged.verdict
+        key = (verdict.cluster, verdict.account, verdict.stream)
+        if verdict.kind == "stream":
             if key in self.streams:
                 self.duplicates.append(judged)
             else:
                 self.streams[key] = judged
-                if self.keep_configs:
-                    self.configs[key] = record.config
+                if self.keep_configs and config is not None:
+                    self.configs[key] = config
         else:
             self.consumers[key].append(judged)
 

@@ -208,6 +208,8 @@ def _offline_reason(decoded: Decoded, profile: ServerProfile, mode: Mode) -> str
     level = profile.api_level or 0
     supported = supports_required_level(metadata, level)
     error = decoded.strict_error
+    if supported and error is None:
+        return None  # the common case: nothing to say
     generation = profile.switches.offline
     words = profile.line.offline[generation]
     values = {

@@ -389,6 +389,9 @@ def read_records(data: bytes, source: str) -> list[InventoryEntry]:
     data = data.strip(_JSON_SPACE)
     if not data:
         return []
+    fast = _fast_canonical(data, source)
+    if fast is not None:
+        return [fast]
     try:
         record = _decode(data)
     except _Malformed as exc:
@@ -648,6 +651,68 @@ def _read_single(
     if record_type is not None:
         return Ignored(source=source, reason=f"record type {record_type!r} is not read")
     return Ignored(source=source, reason="JSON object in no known inventory format")
+
+
+class _Canonical(msgspec.Struct, frozen=True):
+    """The canonical record, for the common case read in one decode."""
+
+    kind: str
+    config: msgspec.Raw
+    stream: str = ""
+    cluster: str = ""
+    account: str = ""
+    created: str | None = None
+    observed_state: str | None = None
+    observed_reason: str | None = None
+    server_version: str | None = None
+
+
+_CANONICAL: Final = msgspec.json.Decoder(_Canonical)
+_FAST_FAILURES: Final = (
+    msgspec.DecodeError,
+    msgspec.ValidationError,
+    UnicodeDecodeError,
+    RecursionError,
+)
+
+
+def _fast_canonical(data: bytes, source: str) -> Asset | None:
+    """A plain canonical stream or consumer record, or ``None`` for the general reader.
+
+    Only records the general reader would turn into exactly this Asset are taken here;
+    anything unusual (other kinds, missing names, odd types) goes the long way.
+    """
+    if not data.startswith(b"{"):
+        return None
+    try:
+        record = _CANONICAL.decode(data)
+        config = bytes(record.config)
+        if record.kind not in {"stream", "consumer"} or not config.startswith(b"{"):
+            return None
+        names = _CONFIG_NAMES.decode(config)
+    except _FAST_FAILURES:
+        return None
+    if record.kind == "stream":
+        if not names.name or (record.stream and record.stream != names.name):
+            return None
+        stream = name = names.name
+    else:
+        stream, name = record.stream, names.name or names.durable_name
+        if not stream or not name:
+            return None
+    return Asset(
+        source=source,
+        cluster=record.cluster,
+        account=record.account or _DEFAULT_ACCOUNT,
+        kind="stream" if record.kind == "stream" else "consumer",
+        stream=stream,
+        name=name,
+        config=config,
+        created=record.created,
+        observed_state=record.observed_state,
+        observed_reason=record.observed_reason,
+        server_version=record.server_version,
+    )
 
 
 def _canonical(record: _Record, source: str, path: str) -> InventoryEntry:
