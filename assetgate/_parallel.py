@@ -16,7 +16,7 @@ import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
@@ -37,6 +37,26 @@ DEFAULT_CLUSTER: Final = "*"
 Item = tuple[bytes, Judged] | RecordError | Ignored
 
 
+class _Chunk(msgspec.Struct, frozen=True):
+    """What a worker sends back: compact msgpack, not pickled objects."""
+
+    hashes: list[bytes]
+    judged: list[Judged]
+    errors: list[RecordError]
+    ignored: list[Ignored]
+
+
+_CHUNK: Final = msgspec.msgpack.Decoder(_Chunk)
+_STATE: dict[str, Any] = {}
+
+
+def _initialise(
+    profiles: dict[str, ServerProfile], mode: Mode, catalogue: Catalogue
+) -> None:
+    """Give a worker the targets and the catalogue once, not with every range."""
+    _STATE.update(profiles=profiles, mode=mode, catalogue=catalogue)
+
+
 def judge_files(
     paths: list[str],
     *,
@@ -50,28 +70,28 @@ def judge_files(
     A path that cannot be split (too small, unreadable, or not plainly JSON Lines:
     a byte-order mark, or a first line that is not a whole JSON value, as in a
     pretty-printed document) is yielded with ``None`` and must be read by the caller.
+    Items come back grouped per range (assets, then errors, then ignored records);
+    the order within each group is the input order.
     """
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=context,
+        initializer=_initialise,
+        initargs=(profiles, mode, catalogue),
+    ) as pool:
         for path in paths:
             ranges = _ranges(path, workers)
             if not ranges:
                 yield path, None
                 continue
-            futures = [
-                pool.submit(
-                    _judge_range,
-                    path,
-                    span,
-                    profiles=profiles,
-                    mode=mode,
-                    catalogue=catalogue,
-                )
-                for span in ranges
-            ]
+            futures = [pool.submit(_judge_range, path, span) for span in ranges]
             items: list[Item] = []
             for future in futures:
-                items.extend(future.result())
+                chunk = _CHUNK.decode(future.result())
+                items.extend(zip(chunk.hashes, chunk.judged, strict=True))
+                items.extend(chunk.errors)
+                items.extend(chunk.ignored)
             yield path, items
 
 
@@ -120,16 +140,12 @@ def _whole_value(line: bytes) -> bool:
     return True
 
 
-def _judge_range(
-    path: str,
-    span: tuple[int, int, int],
-    *,
-    profiles: dict[str, ServerProfile],
-    mode: Mode,
-    catalogue: Catalogue,
-) -> list[Item]:
+def _judge_range(path: str, span: tuple[int, int, int]) -> bytes:
+    profiles: dict[str, ServerProfile] = _STATE["profiles"]
+    mode: Mode = _STATE["mode"]
+    catalogue: Catalogue = _STATE["catalogue"]
     start, end, first_line = span
-    out: list[Item] = []
+    chunk = _Chunk(hashes=[], judged=[], errors=[], ignored=[])
     with Path(path).open("rb") as handle:
         handle.seek(start)
         data = handle.read(end - start)
@@ -137,17 +153,21 @@ def _judge_range(
     for line in data.split(b"\n"):
         if line.strip():
             for record in read_records(line, f"{path}:{number}"):
-                if isinstance(record, Asset):
+                if isinstance(record, RecordError):
+                    chunk.errors.append(record)
+                elif isinstance(record, Ignored):
+                    chunk.ignored.append(record)
+                else:
                     profile = profiles.get(record.cluster) or profiles.get(
                         DEFAULT_CLUSTER
                     )
                     if profile is None:
                         message = f"no target version for cluster {record.cluster!r}"
-                        out.append(RecordError(source=record.source, message=message))
+                        chunk.errors.append(
+                            RecordError(source=record.source, message=message)
+                        )
                         continue
-                    judged = judge(record, profile, mode, catalogue)
-                    out.append((asset_hash(record), judged))
-                else:
-                    out.append(record)
+                    chunk.hashes.append(asset_hash(record))
+                    chunk.judged.append(judge(record, profile, mode, catalogue))
         number += 1
-    return out
+    return msgspec.msgpack.encode(chunk)
