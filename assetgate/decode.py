@@ -86,18 +86,107 @@ def decode(
     empty body is a zero config; several values decode into one target);
     ``"stored"`` reads exactly one value, as the server reads a stored config.
     """
+    if _has_escape(data):
+        raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+        return _Exact(line, go_json=go_json).run(raw, struct, context=context)
     fast = _fast_decoder(line, struct)
     try:
-        if _has_escape(data):
-            raise msgspec.DecodeError
         config = fast.decode(data)
     except _FAST_FAILURES:
-        pass
+        unknown = _unknown_fields_only(data, line, struct)
+        if unknown is not None:
+            return unknown
     else:
         if _post_checks_pass(config, line, struct):
             return Decoded(config=config, name=_name_of(config))
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     return _Exact(line, go_json=go_json).run(raw, struct, context=context)
+
+
+_LENIENT: dict[tuple[str, str], msgspec.json.Decoder[Any]] = {}
+
+
+def _unknown_fields_only(
+    data: bytes | str, line: ReleaseLine, struct: str
+) -> Decoded | None:
+    """The answer for a document whose only problem is unknown fields, or ``None``.
+
+    The common case of an older server reading a newer config: every known field is
+    spelled exactly and well typed (msgspec's lenient decode accepts it) and the other
+    keys are simply unknown. Then Go reports the first unknown key in document order
+    and loads the rest. Anything subtler (a key that case-folds to a known field, odd
+    values, deep nesting) returns ``None`` and takes the Go-exact walk.
+    """
+    key = (line.fingerprint, struct)
+    lenient = _LENIENT.get(key)
+    if lenient is None:
+        lenient = _LENIENT[key] = msgspec.json.Decoder(
+            struct_type(line, struct, strict=False)
+        )
+    try:
+        config = lenient.decode(data)
+        document = msgspec.json.decode(data)
+    except _FAST_FAILURES:
+        return None
+    if not isinstance(document, dict) or not _post_checks_pass(config, line, struct):
+        return None
+    unknown: list[tuple[str, str]] = []
+    dropped: list[str] = []
+    if not _collect_unknown(
+        document, line, struct, "", unknown=unknown, dropped=dropped
+    ):
+        return None
+    if not unknown:
+        return None  # msgspec refused something else: let the exact path say what
+    return Decoded(
+        config=config,
+        strict_error=f"json: unknown field {_goscan.go_quote(unknown[0][1])}",
+        unknown_fields=tuple(where for where, _key in unknown),
+        dropped_fields=tuple(dropped),
+        name=_name_of(config),
+    )
+
+
+def _collect_unknown(
+    document: dict[str, Any],
+    line: ReleaseLine,
+    struct: str,
+    path: str,
+    *,
+    unknown: list[tuple[str, str]],
+    dropped: list[str],
+) -> bool:
+    """Gather unknown (path, key) pairs; ``False`` when a key needs Go's case folding."""
+    exact, folded, _owners_map = _lookup(line, struct)
+    for key, value in document.items():
+        found = exact.get(key)
+        where = f"{path}.{key}" if path else key
+        if found is None:
+            if _fold(key) in folded or not key.isascii():
+                return False  # Go would match it case-insensitively: exact path
+            unknown.append((where, key))
+            if not _is_json_zero(value):
+                dropped.append(where)
+            continue
+        base = found[1].removeprefix("[]").removeprefix("*")
+        if base not in line.structs or value is None:
+            continue
+        if isinstance(value, list):
+            for index, item in enumerate(value):
+                if isinstance(item, dict) and not _collect_unknown(
+                    item,
+                    line,
+                    base,
+                    f"{where}[{index}]",
+                    unknown=unknown,
+                    dropped=dropped,
+                ):
+                    return False
+        elif isinstance(value, dict) and not _collect_unknown(
+            value, line, base, where, unknown=unknown, dropped=dropped
+        ):
+            return False
+    return True
 
 
 _FAST: dict[tuple[str, str], msgspec.json.Decoder[Any]] = {}
@@ -783,7 +872,7 @@ def _is_json_zero(item: Any) -> bool:
         return True
     if isinstance(item, _Float):
         return float(item) == 0
-    return isinstance(item, list) and len(item) == 0
+    return isinstance(item, list | dict) and len(item) == 0
 
 
 def _go_string(text: str) -> str:
