@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 import pytest
 import structlog
 
@@ -677,3 +678,53 @@ def test_invalid_utf8_in_known_field(catalogue: Catalogue, version: str) -> None
         catalogue=catalogue,
     )
     assert result.accepted is True
+
+
+def test_validate_is_thread_safe(catalogue: Catalogue) -> None:
+    """Concurrent calls from eight threads give the same answers as sequential ones."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    configs: list[tuple[bytes, AssetKind]] = [
+        (b'{"name":"S%d","subjects":["s%d.>"],"allow_msg_ttl":true}' % (i, i), "stream")
+        for i in range(50)
+    ] + [(b'{"durable_name":"C%d","zzz":%d}' % (i, i), "consumer") for i in range(50)]
+    versions = ["2.10.26", "2.11.11", "2.12.8", "2.15.1"]
+    jobs = [(raw, kind, v) for raw, kind in configs for v in versions]
+
+    def run(job: tuple[bytes, AssetKind, str]) -> Any:
+        raw, kind, version = job
+        return msgspec.to_builtins(
+            validate(raw, kind=kind, server=version, catalogue=catalogue)
+        )
+
+    expected = [run(job) for job in jobs]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        actual = list(pool.map(run, jobs))
+    assert actual == expected
+
+
+@pytest.mark.parametrize(
+    ("pause_until", "level"),
+    [
+        pytest.param("2999-01-01T00:00:00Z", "1", id="pause"),
+        pytest.param(None, "0", id="unpause"),
+        pytest.param("0001-01-01T00:00:00Z", "0", id="zero-time"),
+    ],
+)
+def test_pause_and_unpause_restamp_the_consumer(
+    catalogue: Catalogue, pause_until: str | None, level: str
+) -> None:
+    """CONSUMER.PAUSE stores the config with the new pause_until and recomputes the level."""
+    stored = b'{"durable_name":"C","metadata":{"_nats.req.level":"1"},"pause_until":"2999-01-01T00:00:00Z"}'
+    config: dict[str, Any] = {"durable_name": "C"}
+    if pause_until is not None:
+        config["pause_until"] = pause_until
+    result = validate(
+        config,
+        kind="consumer",
+        server="2.12.8",
+        op="update",
+        existing=stored,
+        catalogue=catalogue,
+    )
+    assert result.stamped_metadata == {"_nats.req.level": level}
