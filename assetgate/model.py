@@ -91,7 +91,6 @@ def _build(
         kw_only=True,
         frozen=True,
         forbid_unknown_fields=strict,
-        omit_defaults=True,
         gc=False,  # configs are trees of str/int/list/dict: no reference cycles
         module=__name__,
     )
