@@ -6,12 +6,12 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.assetgate-installed
 DEMO_SERVER ?= 2.11.11
 
-.PHONY: demo test fast lint bench clean
+.PHONY: demo test fast lint bench clean java
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade "pip>=25.1"
-	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[nats]" --group test
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[nats,spark]" --group test
 	@touch $(STAMP)
 
 ## demo: the main job: check the bundled demo inventory (captured from real servers)
@@ -19,13 +19,16 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	@$(BIN)/assetgate check fixtures/inventories/demo.jsonl --target $(DEMO_SERVER) || test $$? -eq 1
 
-## test: the whole suite, as CI runs it
-test: $(STAMP) lint
-	@$(BIN)/python -m pytest
+## test: the whole suite, as CI runs it (Spark tests need Java 17+)
+test: $(STAMP) lint java
+	@ASSETGATE_REQUIRE_SPARK=1 $(BIN)/python -m pytest
 
-## fast: the quick local loop (no real nats-server binaries)
+## fast: the quick local loop (no real nats-server binaries, no Spark)
 fast: $(STAMP) lint
-	@$(BIN)/python -m pytest -m "not realserver"
+	@$(BIN)/python -m pytest -m "not realserver and not spark"
+
+java:
+	@command -v java >/dev/null || { echo "Java 17+ is required for the Spark tests (apt-get install -y openjdk-17-jre-headless)" >&2; exit 2; }
 
 lint: $(STAMP)
 	@$(BIN)/ruff check .
@@ -35,6 +38,8 @@ lint: $(STAMP)
 bench: $(STAMP)
 	@$(BIN)/python benchmarks/bench_validate.py
 	@$(BIN)/python benchmarks/bench_overlaps.py
+	@$(BIN)/python benchmarks/bench_check.py
+	@$(BIN)/python benchmarks/bench_scan.py
 
 clean:
 	rm -rf $(VENV) .cache .mypy_cache .ruff_cache .pytest_cache

@@ -24,7 +24,13 @@ if TYPE_CHECKING:
 
     from assetgate.levels import Catalogue
 
-__all__ = ["DEFAULT_FAIL_ON", "FAIL_ON_CHOICES", "UsageError", "run_check"]
+__all__ = [
+    "DEFAULT_FAIL_ON",
+    "FAIL_ON_CHOICES",
+    "UsageError",
+    "parse_fail_on",
+    "run_check",
+]
 
 DEFAULT_FAIL_ON: Final = ("offline", "degraded", "unloadable", "detached", "errors")
 FAIL_ON_CHOICES: Final = (
@@ -42,7 +48,8 @@ class UsageError(Exception):
     """A usage problem (exit 2)."""
 
 
-def _fail_on(text: str | None) -> tuple[str, ...]:
+def parse_fail_on(text: str | None) -> tuple[str, ...]:
+    """The ``--fail-on`` list (default: any state but online, and any error)."""
     if text is None:
         return DEFAULT_FAIL_ON
     items = tuple(item.strip() for item in text.split(",") if item.strip())
@@ -56,7 +63,7 @@ def _fail_on(text: str | None) -> tuple[str, ...]:
 
 def run_check(args: argparse.Namespace, catalogue: Catalogue) -> int:
     """Run ``assetgate check``; return the exit code (0 clean, 1 findings, 2 usage)."""
-    fail_on = _fail_on(args.fail_on)
+    fail_on = parse_fail_on(args.fail_on)
     missing = [path for path in args.inventory if not Path(path).exists()]
     if missing:
         msg = f"inventory not found: {', '.join(map(repr, missing))}"

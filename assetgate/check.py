@@ -39,6 +39,7 @@ __all__ = [
     "check",
     "compare_plans",
     "finding_rules",
+    "inventory_digest",
     "iter_records",
     "make_plan",
     "parse_targets",
@@ -353,7 +354,7 @@ class Collector:
                 default=targets.get(DEFAULT_CLUSTER),
             ),
             catalogue=CatalogueInfo(digest=self.cat.digest),
-            inventory=InventoryInfo(digest=_digest_of(self.hashes)),
+            inventory=InventoryInfo(digest=inventory_digest(self.hashes)),
             summary=Summary(
                 records=self.records,
                 assets=len(verdicts),
@@ -408,7 +409,8 @@ class Collector:
         return out
 
 
-def _digest_of(hashes: list[bytes]) -> str:
+def inventory_digest(hashes: list[bytes]) -> str:
+    """The order-independent digest of the per-asset hashes (``Report.inventory``)."""
     total = hashlib.sha256()
     for item in sorted(hashes):
         total.update(item)

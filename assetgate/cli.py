@@ -15,6 +15,7 @@ import msgspec
 
 from assetgate import __version__
 from assetgate._cli_check import UsageError, run_check
+from assetgate._cli_scan import add_scan_arguments, run_scan
 from assetgate._logconfig import configure_logging
 from assetgate.admission import Admission, admit
 from assetgate.errors import AssetgateError, CatalogueError
@@ -240,6 +241,27 @@ def build_parser() -> argparse.ArgumentParser:
         help="re-evaluate a prepared plan; exit 0 only if no verdict changed",
     )
 
+    scn = sub.add_parser(
+        "scan",
+        help="judge inventories of any size with Spark; write Parquet, a summary and the report to DIR",
+        description=(
+            "Run check's judgement on Spark (embedded local session by default, or a cluster "
+            "with --master) and write assets/, errors/, ignored/, overlaps/ (Parquet), "
+            "summary.json/.md and the report to DIR, atomically (_SUCCESS written last). "
+            "Needs the spark extra (pip install 'assetgate[spark]') and Java 17+. "
+            "Exit 0: nothing reaches --fail-on; 1: something does; 2: usage error. "
+            "See docs/spark.md."
+        ),
+        epilog=(
+            "examples:\n"
+            "  assetgate scan fixtures/inventories/demo.jsonl --target 2.11.11 --out scan-out\n"
+            "  assetgate scan 'inv/*.jsonl' --target 2.12.8 --out scan-out "
+            "--master spark://HOST:7077 --format sarif\n"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_scan_arguments(scn)
+
     lev = sub.add_parser(
         "levels",
         help="print or check the level catalogue",
@@ -282,6 +304,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _validate(args)
         if args.command == "check":
             return run_check(args, _catalogue(args))
+        if args.command == "scan":
+            return run_scan(args, _catalogue(args))
         return _levels(args)
     except (_Usage, UsageError) as exc:
         print(f"assetgate: error: {exc}", file=sys.stderr)

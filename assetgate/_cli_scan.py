@@ -1,0 +1,121 @@
+"""``assetgate scan``: judge inventories of any size with Spark and write a directory.
+
+Flags and the exit code only; the job is :mod:`assetgate.batch.job`, imported when
+the command runs, so that the rest of the command line never needs pyspark.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from assetgate._cli_check import DEFAULT_FAIL_ON, UsageError, parse_fail_on
+from assetgate.check import finding_rules, parse_targets
+
+if TYPE_CHECKING:
+    import argparse
+
+    from assetgate.levels import Catalogue
+
+__all__ = ["add_scan_arguments", "run_scan"]
+
+
+def add_scan_arguments(
+    parser: argparse.ArgumentParser, *, default_master: str | None = "local[*]"
+) -> None:
+    """Add the flags of ``scan`` (shared by the CLI and the spark-submit entry point)."""
+    parser.add_argument(
+        "inventory",
+        metavar="INPUT",
+        nargs="+",
+        help="inventory files, directories or globs (local), or URIs Spark reads",
+    )
+    parser.add_argument(
+        "--target",
+        action="append",
+        required=True,
+        metavar="VERSION|CLUSTER=VERSION,...",
+        help="target version; per cluster as CLUSTER=VERSION (repeatable)",
+    )
+    parser.add_argument("--mode", choices=["single", "cluster"], default="cluster")
+    parser.add_argument(
+        "--out", required=True, metavar="DIR", help="output directory (replaced)"
+    )
+    parser.add_argument(
+        "--master",
+        default=default_master,
+        help="Spark master: local[*] (default: an embedded session), spark://HOST:7077",
+    )
+    parser.add_argument(
+        "--format",
+        choices=["text", "json", "markdown", "sarif", "junit"],
+        default="text",
+    )
+    parser.add_argument(
+        "--output", "-o", metavar="FILE", help="also write the report here, not stdout"
+    )
+    parser.add_argument(
+        "--fail-on",
+        metavar="STATE,...",
+        help=f"what makes the exit status 1 (default: {','.join(DEFAULT_FAIL_ON)})",
+    )
+    parser.add_argument(
+        "--conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a Spark setting for the session (repeatable)",
+    )
+
+
+def run_scan(args: argparse.Namespace, catalogue: Catalogue) -> int:
+    """Run ``assetgate scan``; return the exit code (0 clean, 1 findings, 2 usage)."""
+    try:
+        from assetgate.batch.job import ScanError, build_session, scan
+    except ImportError as exc:
+        msg = f"scan needs pyspark: pip install 'assetgate[spark]' ({exc})"
+        raise UsageError(msg) from None
+    home = os.environ.get("JAVA_HOME")
+    if shutil.which("java") is None and not (
+        home and Path(home, "bin", "java").exists()
+    ):
+        msg = "scan needs Java 17 or later: install a JDK or set JAVA_HOME"
+        raise UsageError(msg)
+    fail_on = parse_fail_on(args.fail_on)
+    try:
+        targets = parse_targets(args.target)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    conf = {}
+    for item in args.conf:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            msg = f"--conf: expected KEY=VALUE, got {item!r}"
+            raise UsageError(msg)
+        conf[key] = value
+    for version in targets.values():  # an unknown version fails before Spark starts
+        catalogue.server(version)
+    spark = build_session(args.master, conf)
+    try:
+        result = scan(
+            spark,
+            args.inventory,
+            args.out,
+            targets=targets,
+            catalogue=catalogue,
+            mode=args.mode,
+            fmt=args.format,
+        )
+    except ScanError as exc:
+        raise UsageError(str(exc)) from None
+    finally:
+        if args.master is not None:
+            spark.stop()
+    if args.output:
+        Path(args.output).write_text(result.text, encoding="utf-8")
+    else:
+        sys.stdout.write(result.text)
+    return 1 if finding_rules(result.report, fail_on) else 0

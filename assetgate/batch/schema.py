@@ -1,0 +1,140 @@
+"""Column layouts of the scan: what each stage hands the next, and what it writes.
+
+Spark ``StructType`` constants (the public layout of the Parquet outputs) and helpers
+to turn them into Arrow schemas for the batch functions. Column order is the output
+order; the ``_``-prefixed columns are internal and never written.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from pyspark.sql.types import (
+    ArrayType,
+    BinaryType,
+    BooleanType,
+    DataType,
+    IntegerType,
+    LongType,
+    StringType,
+    StructField,
+    StructType,
+)
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = [
+    "ASSET_COLUMNS",
+    "ENTRY",
+    "ERROR_COLUMNS",
+    "IGNORED_COLUMNS",
+    "OVERLAP",
+    "OVERLAP_COLUMNS",
+    "VERDICT",
+    "arrow_schema",
+]
+
+
+def _fields(*items: tuple[str, DataType]) -> list[StructField]:
+    return [StructField(name, kind, nullable=True) for name, kind in items]
+
+
+_TEXT: Final = StringType()
+_TEXTS: Final = ArrayType(StringType(), containsNull=False)
+
+# One row per inventory entry (an asset, an error or an ignored record); ``_row`` is
+# the row's position in its file split, turned into a line number by the job.
+ENTRY: Final = StructType(
+    _fields(
+        ("_file_path", _TEXT),
+        ("_block_start", LongType()),
+        ("_row", LongType()),
+        ("_entry", IntegerType()),
+        ("_rank", IntegerType()),
+        ("_suffix", _TEXT),
+        ("record", _TEXT),
+        ("source_file", _TEXT),
+        ("cluster", _TEXT),
+        ("account", _TEXT),
+        ("kind", _TEXT),
+        ("stream", _TEXT),
+        ("name", _TEXT),
+        ("_hash", BinaryType()),
+        ("_judged", BinaryType()),
+        ("message", _TEXT),
+        ("retriable", BooleanType()),
+        ("reason", _TEXT),
+    )
+)
+
+# One row per asset after settling, in the field order of ``check --format json``.
+VERDICT: Final = StructType(
+    _fields(
+        ("source", _TEXT),
+        ("cluster", _TEXT),
+        ("account", _TEXT),
+        ("kind", _TEXT),
+        ("stream", _TEXT),
+        ("name", _TEXT),
+        ("state", _TEXT),
+        ("reason", _TEXT),
+        ("target", _TEXT),
+        ("stamped_level", _TEXT),
+        ("required_level", IntegerType()),
+        ("min_server_version", _TEXT),
+        ("unknown_fields", _TEXTS),
+        ("dropped_fields", _TEXTS),
+        ("drift", _TEXT),
+        ("accepted", _TEXT),
+        ("source_file", _TEXT),
+        ("line", LongType()),
+        ("_duplicate", BooleanType()),
+        ("_position", IntegerType()),
+        ("_rank", IntegerType()),
+        ("_entry", IntegerType()),
+        ("_hash", BinaryType()),
+        ("_verdict", BinaryType()),
+        ("_subjects", _TEXTS),
+        ("_overlap_state", _TEXT),
+    )
+)
+
+# One row per (stream, subject) that overlaps others: a catch-all subject is one row
+# listing every stream it covers, not one row per pair (see docs/spark.md).
+_OTHER: Final = StructType(
+    _fields(("stream", _TEXT), ("subject", _TEXT), ("offline", BooleanType()))
+)
+OVERLAP: Final = StructType(
+    _fields(
+        ("cluster", _TEXT),
+        ("account", _TEXT),
+        ("stream", _TEXT),
+        ("subject", _TEXT),
+        ("offline", BooleanType()),
+        ("pairs", IntegerType()),
+        ("overlaps", ArrayType(_OTHER, containsNull=False)),
+    )
+)
+
+ASSET_COLUMNS: Final = tuple(f.name for f in VERDICT.fields if f.name[0] != "_")
+OVERLAP_COLUMNS: Final = tuple(f.name for f in OVERLAP.fields)
+ERROR_COLUMNS: Final = ("source", "source_file", "line", "message", "retriable")
+IGNORED_COLUMNS: Final = ("source", "source_file", "line", "reason")
+
+
+_ARROW: dict[str, pa.Schema] = {}
+
+
+def arrow_schema(schema: StructType) -> pa.Schema:
+    """The Arrow schema Spark expects from a batch function returning ``schema``.
+
+    Cached per process: the settle and overlap functions run once per group.
+    """
+    key = schema.json()
+    found = _ARROW.get(key)
+    if found is None:
+        from pyspark.sql.pandas.types import to_arrow_schema
+
+        found = _ARROW[key] = to_arrow_schema(schema)
+    return found

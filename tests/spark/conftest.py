@@ -1,0 +1,74 @@
+"""The session-scoped local SparkSession of the Spark tests, and their shared helpers.
+
+Tests here are marked ``spark``. Without Java they are skipped with a reason, unless
+``ASSETGATE_REQUIRE_SPARK=1`` (CI), which turns the skip into a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import msgspec
+import pytest
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from pyspark.sql import SparkSession
+
+__all__ = ["FAST_CONF", "java_missing", "report_dict", "skip_without_pyspark"]
+
+FAST_CONF: Final = {
+    "spark.sql.shuffle.partitions": "2",
+    "spark.default.parallelism": "2",
+    "spark.sql.adaptive.enabled": "false",
+}
+
+
+def java_missing() -> str | None:
+    """Why Spark cannot start here (no Java, no pyspark), or ``None``."""
+    home = os.environ.get("JAVA_HOME")
+    if shutil.which("java") is None and not (
+        home and Path(home, "bin", "java").exists()
+    ):
+        return "Java is not installed (Spark needs a JVM; set JAVA_HOME or put java on PATH)"
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        return "pyspark is not installed (pip install 'assetgate[spark]')"
+    return None
+
+
+def skip_without_pyspark() -> None:
+    """Skip the calling test module when pyspark is missing (fail if CI requires Spark)."""
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        reason = "pyspark is not installed (pip install 'assetgate[spark]')"
+        if os.environ.get("ASSETGATE_REQUIRE_SPARK") == "1":
+            raise
+        pytest.skip(reason, allow_module_level=True)
+
+
+def report_dict(report: msgspec.Struct) -> dict[str, Any]:
+    """A report as the plain data of its JSON form (tuples become lists)."""
+    data: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(report))
+    return data
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[SparkSession]:
+    """A quiet local[2] session tuned for tiny data (2 shuffle partitions, no UI)."""
+    reason = java_missing()
+    if reason is not None:
+        if os.environ.get("ASSETGATE_REQUIRE_SPARK") == "1":
+            pytest.fail(f"ASSETGATE_REQUIRE_SPARK=1 but {reason}")
+        pytest.skip(reason)
+    from assetgate.batch.job import build_session
+
+    session = build_session("local[2]", FAST_CONF)
+    yield session
+    session.stop()

@@ -1,0 +1,264 @@
+"""``scan`` on local Spark gives what ``check`` gives, line numbers and all."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import pytest
+import structlog
+
+from tests.spark.conftest import skip_without_pyspark
+
+skip_without_pyspark()
+
+from assetgate.batch import job  # noqa: E402 (after the pyspark skip)
+from assetgate.batch.job import ScanError, scan  # noqa: E402 (after the pyspark skip)
+from assetgate.check import check  # noqa: E402 (after the pyspark skip)
+from tests.conftest import FIXTURES, REPO  # noqa: E402 (after the pyspark skip)
+from tests.spark.conftest import report_dict  # noqa: E402 (after the pyspark skip)
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from assetgate.batch.job import ScanResult
+    from assetgate.levels import Catalogue
+
+pytestmark = pytest.mark.spark
+
+DEMO: Final = str(FIXTURES / "inventories" / "demo.jsonl")
+MIXED: Final = str(FIXTURES / "inventories" / "formats" / "mixed.jsonl")
+TARGET: Final = "2.11.11"
+
+
+def _rows(path: Path) -> list[dict[str, Any]]:
+    """A Parquet output folder's rows, part files in name order (the written order)."""
+    import pyarrow.parquet as pq
+
+    rows: list[dict[str, Any]] = []
+    for part in sorted(path.glob("part-*.parquet")):
+        rows.extend(pq.read_table(part).to_pylist())
+    return rows
+
+
+def _split(source: str) -> tuple[str, int]:
+    name, _, line = source.partition("#")[0].rpartition(":")
+    return name, int(line)
+
+
+@pytest.fixture(scope="module")
+def demo_scan(
+    spark: SparkSession, catalogue: Catalogue, tmp_path_factory: pytest.TempPathFactory
+) -> ScanResult:
+    """One scan of the demo and mixed-format inventories, shared by the tests below."""
+    out = tmp_path_factory.mktemp("scan") / "out"
+    return scan(spark, [DEMO, MIXED], out, targets={"*": TARGET}, catalogue=catalogue)
+
+
+def test_report_equals_check(demo_scan: ScanResult, catalogue: Catalogue) -> None:
+    """The scan's report is check's report: verdicts, errors, ignored, overlaps, digests."""
+    expected = check([DEMO, MIXED], target=TARGET, catalogue=catalogue)
+    assert report_dict(demo_scan.report) == report_dict(expected)
+
+
+def test_assets_parquet_has_check_fields_and_lines(
+    demo_scan: ScanResult, catalogue: Catalogue
+) -> None:
+    """assets/ holds one row per verdict, check's JSON fields plus source_file and line."""
+    expected = check([DEMO, MIXED], target=TARGET, catalogue=catalogue)
+    rows = _rows(Path(demo_scan.out) / "assets")
+    wanted = []
+    for verdict in expected.assets:
+        data = report_dict(verdict)
+        data["unknown_fields"] = list(verdict.unknown_fields)
+        data["dropped_fields"] = list(verdict.dropped_fields)
+        name, line = _split(verdict.source)
+        wanted.append({**data, "source_file": name, "line": line})
+    assert rows == wanted
+
+
+def test_errors_parquet_names_file_and_line(
+    demo_scan: ScanResult, catalogue: Catalogue
+) -> None:
+    """errors/ rows carry check's message, its file and 1-based line, and retriable."""
+    expected = check([DEMO, MIXED], target=TARGET, catalogue=catalogue)
+    rows = _rows(Path(demo_scan.out) / "errors")
+    wanted = [
+        {
+            "source": e.source,
+            "source_file": _split(e.source)[0],
+            "line": _split(e.source)[1],
+            "message": e.message,
+            "retriable": e.retriable,
+        }
+        for e in expected.errors
+    ]
+    assert rows == wanted
+    assert len(rows) > 0
+
+
+def test_summary_json_is_checks_summary(
+    demo_scan: ScanResult, catalogue: Catalogue
+) -> None:
+    """summary.json holds check's summary, target and catalogue digest, and per-account counts."""
+    expected = check([DEMO, MIXED], target=TARGET, catalogue=catalogue)
+    body = json.loads((Path(demo_scan.out) / "summary.json").read_text())
+    assert body["summary"] == report_dict(expected)["summary"]
+    assert body["target"] == report_dict(expected)["target"]
+    assert body["catalogue"]["digest"] == catalogue.digest
+    per_account = sum(
+        sum(v for k, v in row.items() if k not in {"cluster", "account"})
+        for row in body["accounts"]
+    )
+    assert per_account == expected.summary.assets
+    assert (
+        (Path(demo_scan.out) / "summary.md").read_text().startswith("## assetgate scan")
+    )
+
+
+def test_report_file_is_checks_rendering(demo_scan: ScanResult) -> None:
+    """The report in the requested format is written to DIR and returned as check prints it."""
+    from assetgate.report import render
+
+    text = (Path(demo_scan.out) / "report.txt").read_text(encoding="utf-8")
+    assert text == demo_scan.text == render(demo_scan.report, "text")
+
+
+def _generated(path: Path) -> Path:
+    """A few thousand generated lines with bad lines, blanks, a list page and a `>` stream."""
+    from benchmarks.gen_inventory import generate
+
+    rng = random.Random(5)  # noqa: S311 (test data, not secrets)
+    lines = list(generate(3000, seed=11, bad_fraction=0.03, accounts=6))
+    first = json.loads(lines[0])
+    catch_all = {
+        "cluster": first["cluster"],
+        "account": first["account"],
+        "kind": "stream",
+        "stream": "ALL",
+        "name": "ALL",
+        "config": {"name": "ALL", "subjects": [">"]},
+    }
+    extra = [
+        b"\n",
+        b"   \r\n",
+        json.dumps(catch_all).encode() + b"\n",
+        b'{"kind":"kv","config":{"bucket":"b"}}\n',
+        b'[{"kind":"stream","config":{"name":"A1"}},"note"]\n',
+        b"not json\n",
+    ]
+    for item in extra:
+        lines.insert(rng.randrange(1, len(lines)), item)
+    path.write_bytes(b"".join(lines))
+    return path
+
+
+def test_generated_inventory_split_in_blocks_equals_check(
+    spark: SparkSession, catalogue: Catalogue, tmp_path: Path
+) -> None:
+    """On a file read in many splits, line numbers, verdicts and overlaps equal check's."""
+    source = _generated(tmp_path / "fleet.jsonl")
+    targets = {"*": TARGET, "east": "2.12.8"}
+    spark.conf.set("spark.sql.files.maxPartitionBytes", "65536")
+    try:
+        blocks = (
+            spark.read.text(str(source))
+            .select("_metadata.file_block_start")
+            .distinct()
+            .count()
+        )
+        result = scan(
+            spark, [str(source)], tmp_path / "out", targets=targets, catalogue=catalogue
+        )
+    finally:
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+    expected = check([str(source)], target=targets, catalogue=catalogue)
+    assert blocks > 5
+    assert expected.summary.overlaps > 0
+    assert expected.summary.errors > 0
+    assert report_dict(result.report) == report_dict(expected)
+    hubs = _rows(tmp_path / "out" / "overlaps")
+    assert sum(row["pairs"] for row in hubs) == expected.summary.overlaps
+    catch_all = [row for row in hubs if row["stream"] == "ALL"]
+    assert len(catch_all) == 1
+    assert (
+        sum(1 for o in expected.overlaps if "ALL" in o.streams) == catch_all[0]["pairs"]
+    )
+
+
+def test_rerun_replaces_output_and_success_is_last(
+    spark: SparkSession, catalogue: Catalogue, tmp_path: Path
+) -> None:
+    """A rerun replaces the previous output; _SUCCESS is the newest file; no temp dir stays."""
+    out = tmp_path / "out"
+    scan(spark, [MIXED], out, targets={"*": TARGET}, catalogue=catalogue)
+    (out / "stale.txt").write_text("from the first run")
+    scan(spark, [MIXED], out, targets={"*": TARGET}, catalogue=catalogue, fmt="json")
+    files = [p for p in out.rglob("*") if p.is_file()]
+    newest = max(files, key=lambda p: p.stat().st_mtime_ns)
+    assert not (out / "stale.txt").exists()
+    assert (out / "report.json").exists()
+    assert not (out / "report.txt").exists()
+    assert newest.stat().st_mtime_ns == (out / "_SUCCESS").stat().st_mtime_ns
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_failed_run_keeps_previous_output(
+    spark: SparkSession,
+    catalogue: Catalogue,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A run that fails before committing leaves the previous output and no temp dir."""
+    out = tmp_path / "out"
+    scan(spark, [MIXED], out, targets={"*": TARGET}, catalogue=catalogue)
+    before = sorted(str(p.relative_to(out)) for p in out.rglob("*"))
+
+    def broken(*_: object) -> None:
+        raise ScanError("lines or records not accounted for: simulated")
+
+    monkeypatch.setattr(job, "_account", broken)
+    with pytest.raises(ScanError, match="simulated"):
+        scan(spark, [DEMO], out, targets={"*": TARGET}, catalogue=catalogue)
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_refuses_to_replace_a_directory_that_is_not_a_scan(
+    spark: SparkSession, catalogue: Catalogue, tmp_path: Path
+) -> None:
+    """An existing non-empty DIR without _SUCCESS is left alone and reported."""
+    (tmp_path / "keep.txt").write_text("not a scan")
+    with pytest.raises(ScanError, match="not a scan's output"):
+        scan(spark, [MIXED], tmp_path, targets={"*": TARGET}, catalogue=catalogue)
+    assert [p.name for p in tmp_path.iterdir()] == ["keep.txt"]
+
+
+def test_job_main_writes_report_and_exit_code(
+    spark: SparkSession, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The spark-submit entry point scans with the CLI flags and exits 1 on findings."""
+    out = tmp_path / "out"
+    try:
+        code = job.main(
+            [
+                DEMO,
+                "--target",
+                TARGET,
+                "--out",
+                str(out),
+                "--format",
+                "json",
+                "--levels",
+                str(REPO / "levels"),
+            ]
+        )
+    finally:
+        structlog.reset_defaults()  # main configured logging to pytest's stderr
+    printed = json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert printed == json.loads((out / "report.json").read_text())
+    assert (out / "_SUCCESS").exists()
+    assert spark.range(1).count() == 1  # the shared session was not stopped

@@ -1,0 +1,189 @@
+"""``scan --master spark://...`` on a real standalone master and worker gives the local result."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+import pytest
+
+from tests.spark.conftest import skip_without_pyspark
+
+skip_without_pyspark()
+
+from assetgate.batch.job import scan  # noqa: E402 (after the pyspark skip)
+from tests.conftest import FIXTURES, REPO  # noqa: E402 (after the pyspark skip)
+from tests.spark.conftest import report_dict  # noqa: E402 (after the pyspark skip)
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from pyspark.sql import SparkSession
+
+    from assetgate.levels import Catalogue
+
+pytestmark = pytest.mark.spark
+
+DEMO: Final = str(FIXTURES / "inventories" / "demo.jsonl")
+STARTUP_SECONDS: Final = 60.0
+SCAN_SECONDS: Final = 240.0
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _wait_for_port(port: int, process: subprocess.Popen[bytes], log: Path) -> None:
+    """Wait (bounded) until something listens on the port; fail with the daemon's log."""
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(
+                f"Spark daemon exited: {log.read_text(errors='replace')[-2000:]}"
+            )
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.5)
+    pytest.fail(
+        f"Spark daemon not listening on {port}: {log.read_text(errors='replace')[-2000:]}"
+    )
+
+
+def _wait_for_worker(web_port: int, log: Path) -> None:
+    """Wait (bounded) until the master's log says a worker registered."""
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        if "Registering worker" in log.read_text(errors="replace"):
+            return
+        time.sleep(0.5)
+    pytest.fail(f"no worker registered (master web UI port {web_port})")
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=20)
+
+
+@pytest.fixture
+def standalone(tmp_path: Path) -> Iterator[str]:
+    """A standalone master and one worker on 127.0.0.1 (started from the pyspark package).
+
+    Requested after ``spark`` by the test, so it is skipped (or fails) as that is.
+    """
+    import pyspark
+
+    spark_class = str(Path(pyspark.__file__).parent / "bin" / "spark-class")
+    env = {
+        **os.environ,
+        "SPARK_LOCAL_IP": "127.0.0.1",
+        "PYSPARK_PYTHON": sys.executable,
+    }
+    env.pop("SPARK_HOME", None)
+    port, web, worker_web = _free_port(), _free_port(), _free_port()
+    master_log, worker_log = tmp_path / "master.log", tmp_path / "worker.log"
+    processes: list[subprocess.Popen[bytes]] = []
+    try:
+        with master_log.open("wb") as out:
+            processes.append(
+                subprocess.Popen(
+                    [
+                        spark_class,
+                        "org.apache.spark.deploy.master.Master",
+                        "--host",
+                        "127.0.0.1",
+                        "--port",
+                        str(port),
+                        "--webui-port",
+                        str(web),
+                    ],
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    env=env,
+                )
+            )
+        _wait_for_port(port, processes[0], master_log)
+        with worker_log.open("wb") as out:
+            processes.append(
+                subprocess.Popen(
+                    [
+                        spark_class,
+                        "org.apache.spark.deploy.worker.Worker",
+                        f"spark://127.0.0.1:{port}",
+                        "--host",
+                        "127.0.0.1",
+                        "--cores",
+                        "1",
+                        "--memory",
+                        "1g",
+                        "--webui-port",
+                        str(worker_web),
+                        "--work-dir",
+                        str(tmp_path / "work"),
+                    ],
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    env=env,
+                )
+            )
+        _wait_for_worker(web, master_log)
+        yield f"spark://127.0.0.1:{port}"
+    finally:
+        for process in reversed(processes):
+            _stop(process)
+
+
+def test_standalone_cluster_gives_the_local_result(
+    spark: SparkSession, catalogue: Catalogue, standalone: str, tmp_path: Path
+) -> None:
+    """A scan submitted to a standalone master writes what the local session writes."""
+    local = scan(
+        spark, [DEMO], tmp_path / "local", targets={"*": "2.11.11"}, catalogue=catalogue
+    )
+    out = tmp_path / "remote"
+    command = [
+        sys.executable,
+        "-m",
+        "assetgate.batch.job",
+        DEMO,
+        "--target",
+        "2.11.11",
+        "--out",
+        str(out),
+        "--format",
+        "json",
+        "--master",
+        standalone,
+        "--levels",
+        str(REPO / "levels"),
+        "--conf",
+        "spark.executor.memory=512m",
+        "--conf",
+        "spark.cores.max=1",
+        "--conf",
+        "spark.sql.shuffle.partitions=2",
+    ]
+    done = subprocess.run(
+        command, capture_output=True, timeout=SCAN_SECONDS, cwd=REPO, check=False
+    )
+    assert done.returncode == 1, done.stderr.decode(errors="replace")[-3000:]
+    remote = json.loads((out / "report.json").read_text())
+    assert remote == report_dict(local.report)
+    assert (out / "_SUCCESS").exists()
+    assert json.loads((out / "summary.json").read_text()) == json.loads(
+        (tmp_path / "local" / "summary.json").read_text()
+    )
