@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assetgate._cli_check import DEFAULT_FAIL_ON, UsageError, parse_fail_on
-from assetgate.check import finding_rules, parse_targets
+from assetgate.check import finding_rules, parse_accept, parse_targets
 
 if TYPE_CHECKING:
     import argparse
@@ -63,6 +63,13 @@ def add_scan_arguments(
         help=f"what makes the exit status 1 (default: {','.join(DEFAULT_FAIL_ON)})",
     )
     parser.add_argument(
+        "--accept",
+        action="append",
+        default=[],
+        metavar="RULE:ASSET",
+        help="accept a finding explicitly, as check does (repeatable)",
+    )
+    parser.add_argument(
         "--conf",
         action="append",
         default=[],
@@ -98,6 +105,11 @@ def run_scan(args: argparse.Namespace, catalogue: Catalogue) -> int:
         conf[key] = value
     for version in targets.values():  # an unknown version fails before Spark starts
         catalogue.server(version)
+    for item in args.accept:  # as does a malformed acceptance
+        try:
+            parse_accept(item)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
     spark = build_session(args.master, conf)
     try:
         result = scan(
@@ -108,6 +120,7 @@ def run_scan(args: argparse.Namespace, catalogue: Catalogue) -> int:
             catalogue=catalogue,
             mode=args.mode,
             fmt=args.format,
+            accept=args.accept,
         )
     except ScanError as exc:
         raise UsageError(str(exc)) from None

@@ -35,6 +35,7 @@ __all__ = [
     "Summary",
     "TargetInfo",
     "accepted_rules",
+    "apply_acceptances",
     "asset_id",
     "check",
     "compare_plans",
@@ -42,6 +43,7 @@ __all__ = [
     "inventory_digest",
     "iter_records",
     "make_plan",
+    "parse_accept",
     "parse_targets",
 ]
 
@@ -191,7 +193,7 @@ def check(
     cat = catalogue if catalogue is not None else load_catalogue()
     targets = {DEFAULT_CLUSTER: target} if isinstance(target, str) else dict(target)
     profiles = {cluster: cat.server(version) for cluster, version in targets.items()}
-    rules = [_parse_accept(item) for item in accept]
+    rules = [parse_accept(item) for item in accept]
     collector = Collector(profiles, mode, cat)
     count = _usable_cores() if workers is None else max(workers, 1)
     items = list(inventory)
@@ -337,7 +339,7 @@ class Collector:
         """The report of everything added so far."""
         verdicts = self.verdicts()
         overlaps = self._overlaps(verdicts)
-        verdicts, overlaps, accepted = _apply_acceptances(verdicts, overlaps, rules)
+        verdicts, overlaps, accepted = apply_acceptances(verdicts, overlaps, rules)
         counts = dict.fromkeys(STATES, 0)
         for verdict in verdicts:
             counts[verdict.state] += 1
@@ -428,7 +430,8 @@ _RULES: Final = (
 )
 
 
-def _parse_accept(item: str) -> tuple[str, str]:
+def parse_accept(item: str) -> tuple[str, str]:
+    """``RULE:ASSET`` -> (rule, pattern); ``ValueError`` names the allowed rules."""
     rule, sep, pattern = item.partition(":")
     if not sep or rule not in _RULES or not pattern:
         allowed = ", ".join(_RULES)
@@ -443,7 +446,7 @@ def asset_id(verdict: Verdict) -> str:
     return base if verdict.kind == "stream" else f"{base}/{verdict.name}"
 
 
-def _apply_acceptances(
+def apply_acceptances(
     verdicts: list[Verdict], overlaps: list[Overlap], rules: list[tuple[str, str]]
 ) -> tuple[list[Verdict], list[Overlap], list[Acceptance]]:
     """Mark what each ``RULE:ASSET`` covers; the first matching rule wins."""

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 __all__ = [
+    "BLOCK",
     "DEFAULT_CLUSTER",
     "ScanContext",
     "file_key",
@@ -49,10 +50,26 @@ __all__ = [
 ]
 
 DEFAULT_CLUSTER: Final = "*"
+BLOCK: Final = "_block"  # the ``record`` of a file split's row count (not an entry)
 _BOM: Final = b"\xef\xbb\xbf"
 _JSON_SPACE: Final = b" \t\r\n"
 _OVERLAP_STATES: Final = ("online", "degraded", "offline")
 SETTLE_BUCKETS_PER_PARTITION: Final = 4
+# the entry columns settling reads (the others are not shipped to the settle tasks)
+_SETTLE_INPUT: Final = (
+    "cluster",
+    "account",
+    "kind",
+    "stream",
+    "name",
+    "source",
+    "source_file",
+    "line",
+    "_rank",
+    "_entry",
+    "_hash",
+    "_judged",
+)
 
 Row = dict[str, Any]
 
@@ -125,14 +142,18 @@ def judge_transform(ctx: ScanContext) -> Callable[[DataFrame], DataFrame]:
 def judge_batches(
     ctx: ScanContext, batches: Iterable[pa.RecordBatch]
 ) -> Iterator[pa.RecordBatch]:
-    """Read and judge the lines of Arrow batches; one output batch per input batch."""
-    import pyarrow as pa
+    """Read and judge the lines of Arrow batches; one output batch per input batch.
 
+    After the last batch, one ``record="_block"`` row per file split gives in ``_row``
+    the number of rows (blank ones too) the function saw in it: the job derives line
+    numbers from them and checks them against Spark's own count of the lines read.
+    """
     schema = arrow_schema(ENTRY)
     rows_in_block: dict[tuple[str, int], int] = {}
     started: set[tuple[str, int]] = set()
+    names: dict[str, tuple[str, int]] = {}
     for batch in batches:
-        columns: dict[str, list[Any]] = {name: [] for name in schema.names}
+        rows: list[tuple[Any, ...]] = []
         values = batch.column("value").to_pylist()
         paths = batch.column("_file_path").to_pylist()
         starts = batch.column("_block_start").to_pylist()
@@ -147,46 +168,90 @@ def judge_batches(
             if not data:
                 continue
             started.add(key)
-            name, rank = ctx.name_of(path)
-            head: Row = {
-                "_file_path": path,
-                "_block_start": start,
-                "_row": row,
-                "_rank": rank,
-                "source_file": name,
-            }
+            found = names.get(path)
+            if found is None:
+                found = names[path] = ctx.name_of(path)
+            name, rank = found
             for index, record in enumerate(read_records(data, "")):
-                entry = {**head, "_entry": index, "_suffix": record.source}
-                _add(columns, {**entry, **_entry_fields(ctx, record)})
-        yield pa.RecordBatch.from_pydict(columns, schema=schema)
+                head = (path, start, row, index, rank, record.source, name)
+                rows.append(head + _entry_fields(ctx, record))
+        yield _batch(schema, rows)
+    if rows_in_block:
+        empty = (None,) * (len(schema.names) - 8)
+        yield _batch(
+            schema,
+            [
+                (path, start, count, None, None, None, None, BLOCK, *empty)
+                for (path, start), count in rows_in_block.items()
+            ],
+        )
 
 
-def _entry_fields(ctx: ScanContext, record: Asset | RecordError | Ignored) -> Row:
-    """The columns of one entry; assets are judged here, the costly part."""
+def _batch(schema: pa.Schema, rows: list[tuple[Any, ...]]) -> pa.RecordBatch:
+    """Row tuples (in the schema's column order) -> one Arrow batch."""
+    import pyarrow as pa
+
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(schema.names)
+    return pa.RecordBatch.from_arrays(
+        [
+            pa.array(col, type=field.type)
+            for col, field in zip(columns, schema, strict=True)
+        ],
+        schema=schema,
+    )
+
+
+def _entry_fields(
+    ctx: ScanContext, record: Asset | RecordError | Ignored
+) -> tuple[Any, ...]:
+    """The columns of one entry from ``record`` on (``ENTRY`` order); assets are judged here."""
     if isinstance(record, RecordError):
-        return {
-            "record": "error",
-            "message": record.message,
-            "retriable": record.retriable,
-        }
+        return (
+            "error",
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            record.message,
+            record.retriable,
+            None,
+        )
     if isinstance(record, Ignored):
-        return {"record": "ignored", "reason": record.reason}
+        return (
+            "ignored",
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            record.reason,
+        )
     profile = ctx.profile(record.cluster)
     if profile is None:
         # as check's Collector does: a cluster no target covers is an error record
         message = f"no target version for cluster {record.cluster!r}"
-        return {"record": "error", "message": message, "retriable": False}
+        return ("error", None, None, None, None, None, None, None, message, False, None)
     judged = judge(record, profile, ctx.mode, ctx.catalogue)
-    return {
-        "record": "asset",
-        "cluster": record.cluster,
-        "account": record.account,
-        "kind": record.kind,
-        "stream": record.stream,
-        "name": record.name,
-        "_hash": asset_hash(record),
-        "_judged": _msgpack_encoder().encode(judged),
-    }
+    return (
+        "asset",
+        record.cluster,
+        record.account,
+        record.kind,
+        record.stream,
+        record.name,
+        asset_hash(record),
+        _msgpack_encoder().encode(judged),
+        None,
+        None,
+        None,
+    )
 
 
 def _add(columns: dict[str, list[Any]], row: Row) -> None:
@@ -197,23 +262,32 @@ def _add(columns: dict[str, list[Any]], row: Row) -> None:
 # --- stage 2: settle each stream with its consumers (groupBy().applyInArrow) -------------
 
 
-def settle_transform(ctx: ScanContext) -> Callable[[DataFrame], DataFrame]:
-    """Asset entries with ``source`` and ``line`` -> one settled row per asset (``VERDICT``)."""
+def settle_transform(
+    ctx: ScanContext, partitions: int
+) -> Callable[[DataFrame], DataFrame]:
+    """Asset entries with ``source`` and ``line`` -> one settled row per asset (``VERDICT``).
+
+    ``partitions``: how many Python tasks settle (the job passes its number of file
+    splits). Every task costs a fixed hand-off to a Python worker, so a tiny scan must
+    not pay for ``spark.sql.shuffle.partitions`` (200) of them.
+    """
 
     def apply(assets: DataFrame) -> DataFrame:
         from pyspark.sql import functions as F  # noqa: N812 (Spark's convention)
 
         # Groups of one stream are tiny (a stream and a few consumers) and Spark pays
         # a fixed cost per group, so streams are hashed into buckets and each Python
-        # call settles every stream of its bucket.
-        setting = assets.sparkSession.conf.get("spark.sql.shuffle.partitions")
-        partitions = int(setting or "1")
-        buckets = max(SETTLE_BUCKETS_PER_PARTITION * partitions, 1)
+        # call settles every stream of its bucket; the explicit repartition (which
+        # the grouping reuses) fixes the number of tasks.
+        count = max(partitions, 1)
+        buckets = SETTLE_BUCKETS_PER_PARTITION * count
         bucket = F.pmod(F.xxhash64("cluster", "account", "stream"), F.lit(buckets))
         # a lambda, not a partial: Spark infers the API from annotations, and a
         # function without any is the (pyarrow.Table) -> pyarrow.Table form
         return (
-            assets.withColumn("_bucket", bucket)
+            assets.select(*_SETTLE_INPUT)
+            .withColumn("_bucket", bucket)
+            .repartition(count, "_bucket")
             .groupBy("_bucket")
             .applyInArrow(lambda table: settle_group(ctx, table), VERDICT)
         )
@@ -229,21 +303,19 @@ def settle_group(ctx: ScanContext, table: pa.Table) -> pa.Table:
     """Settle every (cluster, account, stream) group of a table, one by one."""
     import pyarrow as pa
 
-    rows: list[Row] = table.to_pylist()
+    rows: list[Row] = table.select(list(_SETTLE_INPUT)).to_pylist()
     rows.sort(key=lambda r: (r["cluster"], r["account"], r["stream"]))
-    out: list[Row] = []
+    out: list[tuple[Any, ...]] = []
     for _, group in itertools.groupby(
         rows, key=lambda r: (r["cluster"], r["account"], r["stream"])
     ):
         out.extend(_settle_stream(ctx, list(group)))
-    schema = arrow_schema(VERDICT)
-    columns: dict[str, list[Any]] = {name: [] for name in schema.names}
-    for item in out:
-        _add(columns, item)
-    return pa.Table.from_pydict(columns, schema=schema)
+    width = len(VERDICT.fields)
+    out = [row if len(row) == width else (*row, None, None) for row in out]
+    return pa.Table.from_batches([_batch(arrow_schema(VERDICT), out)])
 
 
-def _settle_stream(ctx: ScanContext, rows: list[Row]) -> list[Row]:
+def _settle_stream(ctx: ScanContext, rows: list[Row]) -> list[tuple[Any, ...]]:
     """Settle one (cluster, account, stream) group as ``check`` does.
 
     The first stream record in input order is the stream; later ones are duplicates
@@ -263,13 +335,12 @@ def _settle_stream(ctx: ScanContext, rows: list[Row]) -> list[Row]:
         msg = f"no target version for cluster {rows[0]['cluster']!r}"
         raise RuntimeError(msg)
     settled = settle(head, [judged[id(r)] for r in consumers], profile)
-    out: list[Row] = []
+    out: list[tuple[Any, ...]] = []
     if head is not None:
         last = judged[id(streams[-1])].verdict.state if len(streams) > 1 else None
+        overlap_state = settled[0].state if last is None else last
         first = _verdict_row(streams[0], settled[0], 0, duplicate=False)
-        first["_subjects"] = list(head.subjects)
-        first["_overlap_state"] = settled[0].state if last is None else last
-        out.append(first)
+        out.append((*first, list(head.subjects), overlap_state))
     offset = len(settled) - len(consumers)
     for index, row in enumerate(consumers):
         verdict = settled[offset + index]
@@ -292,31 +363,30 @@ def _verdict_row(
     position: int,
     *,
     duplicate: bool,
-) -> Row:
-    fields = msgspec.structs.asdict(verdict)
-    fields["unknown_fields"] = list(verdict.unknown_fields)
-    fields["dropped_fields"] = list(verdict.dropped_fields)
-    return {
-        **fields,
-        "source_file": row["source_file"],
-        "line": row["line"],
-        "_duplicate": duplicate,
-        "_position": position,
-        "_rank": row["_rank"],
-        "_entry": row["_entry"],
-        "_hash": row["_hash"],
-        "_verdict": _msgpack_encoder().encode(verdict),
-    }
+) -> tuple[Any, ...]:
+    """A ``VERDICT`` row without ``_subjects`` and ``_overlap_state`` (null unless added)."""
+    return (
+        *msgspec.structs.astuple(verdict),
+        row["source_file"],
+        row["line"],
+        duplicate,
+        position,
+        row["_rank"],
+        row["_entry"],
+        row["_hash"],
+        _msgpack_encoder().encode(verdict),
+    )
 
 
 # --- stage 3: overlaps per account (groupBy().applyInArrow) ------------------------------
 
 
-def overlaps_transform() -> Callable[[DataFrame], DataFrame]:
+def overlaps_transform(partitions: int) -> Callable[[DataFrame], DataFrame]:
     """Settled verdicts -> overlaps per (cluster, account) (``OVERLAP``).
 
     Streams take part when their state is online, degraded or offline (offline
-    streams keep their subjects on the server), as in ``check``.
+    streams keep their subjects on the server), as in ``check``. ``partitions``: how
+    many Python tasks find them (see :func:`settle_transform`).
     """
 
     def apply(verdicts: DataFrame) -> DataFrame:
@@ -326,8 +396,10 @@ def overlaps_transform() -> Callable[[DataFrame], DataFrame]:
             F.col("_subjects").isNotNull()
             & F.col("_overlap_state").isin(*_OVERLAP_STATES)
         ).select("cluster", "account", "stream", "_subjects", "_overlap_state")
-        return streams.groupBy("cluster", "account").applyInArrow(
-            overlap_group, OVERLAP
+        return (
+            streams.repartition(max(partitions, 1), "cluster", "account")
+            .groupBy("cluster", "account")
+            .applyInArrow(overlap_group, OVERLAP)
         )
 
     return apply

@@ -262,3 +262,41 @@ def test_job_main_writes_report_and_exit_code(
     assert printed == json.loads((out / "report.json").read_text())
     assert (out / "_SUCCESS").exists()
     assert spark.range(1).count() == 1  # the shared session was not stopped
+
+
+def test_accept_marks_what_check_marks(
+    spark: SparkSession, catalogue: Catalogue, tmp_path: Path
+) -> None:
+    """--accept gives check's accepted verdicts, overlaps, acceptances and summary."""
+    source = _generated(tmp_path / "fleet.jsonl")
+    accept = ["*:*/*/ALL", "overlap:*", "unloadable:*", "stamp_missing:*/*/S1*"]
+    out = tmp_path / "out"
+    result = scan(
+        spark,
+        [str(source)],
+        out,
+        targets={"*": TARGET},
+        catalogue=catalogue,
+        accept=accept,
+    )
+    expected = check([str(source)], target=TARGET, catalogue=catalogue, accept=accept)
+    assert expected.summary.accepted > 0
+    assert report_dict(result.report) == report_dict(expected)
+    rows = _rows(out / "assets")
+    assert [row["accepted"] for row in rows] == [v.accepted for v in expected.assets]
+
+
+def test_malformed_accept_is_refused_before_spark_runs(
+    spark: SparkSession, catalogue: Catalogue, tmp_path: Path
+) -> None:
+    """A malformed acceptance raises check's ValueError and writes nothing."""
+    with pytest.raises(ValueError, match="invalid acceptance"):
+        scan(
+            spark,
+            [MIXED],
+            tmp_path / "out",
+            targets={"*": TARGET},
+            catalogue=catalogue,
+            accept=["nonsense:*"],
+        )
+    assert list(tmp_path.iterdir()) == []
