@@ -30,15 +30,16 @@ from typing import TYPE_CHECKING, Any, Final
 import pytest
 
 from assetgate.check import check
-from assetgate.inventory import Asset
 from tests.support.natscluster import NatsCluster
 from tests.support.natsserver import Client, NatsServerError, raw_request
 from tests.support.scenarios import (
     NEWEST,
     AssetKey,
     Observation,
+    agrees,
     capture_inventory,
     dropped_paths,
+    record_asset,
     record_key,
 )
 
@@ -58,6 +59,7 @@ INFO_TIMEOUT_S: Final = 3.0  # offline replies come after 500 ms
 LIST_TIMEOUT_S: Final = (
     8.0  # a stopped stream's CONSUMER.LIST waits 4 s for its members
 )
+NOT_SERVED: Final = frozenset({"missing", "unavailable"})
 SETTLE_S: Final = 20.0  # bound for stream/consumer leaders to answer after the rollback
 PAGE_LIMIT: Final = 20
 WORKERS: Final = 24
@@ -458,33 +460,6 @@ class Rollback:
         self.predicted = _predict(self.inventory, target, catalogue, "cluster")
 
 
-def _asset(record: dict[str, Any], source: str) -> Asset:
-    """Turn a captured inventory record into the gate's Asset."""
-    return Asset(
-        source=source,
-        cluster=record["cluster"],
-        account=record["account"],
-        kind=record["kind"],
-        stream=record["stream"],
-        name=record["name"],
-        config=json.dumps(record["config"]).encode(),
-        created=record["created"],
-    )
-
-
-def _agrees(verdict: Verdict, seen: Observation) -> bool:
-    """Return whether an observation is what the verdict predicts."""
-    state, reason = seen
-    if verdict.state == "online":
-        return seen == ("online", None)
-    if verdict.state == "offline":
-        return seen == ("offline", verdict.reason)
-    if verdict.state in {"unloadable", "detached"}:
-        return state in {"missing", "unavailable"}
-    dropped = set((reason or "").split(", ")) if state == "degraded" else set()
-    return dropped == set(verdict.dropped_fields)
-
-
 class Crash:
     """The deliberate crash: a flow-control consumer, cluster rolled back to 2.12.8."""
 
@@ -549,7 +524,7 @@ def _predict(
 ) -> dict[AssetKey, Verdict]:
     """Run ``check(..., mode="cluster")`` over captured records; verdicts by key."""
     assets = [
-        _asset(record, f"{label}-{target}:{index}")
+        record_asset(record, f"{label}-{target}:{index}")
         for index, record in enumerate(inventory, start=1)
     ]
     report = check(assets, target=target, mode="cluster", catalogue=catalogue)
@@ -619,7 +594,7 @@ def test_cluster_prediction_matches_real_cluster(
     verdict = rollback.predicted[key]
     seen = rollback.observed.get(key, ("missing", "not observed"))
     predicted = (verdict.state, verdict.reason, verdict.dropped_fields)
-    assert _agrees(verdict, seen), (
+    assert agrees(verdict, seen, not_served=NOT_SERVED), (
         f"{target} {key[0]} {key[1]}/{key[2]}: predicted {predicted!r}, "
         f"observed {seen!r}"
     )
@@ -663,7 +638,7 @@ def test_crash_prediction_matches_real_cluster(
     verdict = crash.predicted[key]
     seen = crash.observed(key)
     predicted = (verdict.state, verdict.reason)
-    assert _agrees(verdict, seen), (
+    assert agrees(verdict, seen, not_served=NOT_SERVED), (
         f"crash {CRASH_TARGET} {key[0]} {key[1]}/{key[2]}: predicted {predicted!r}, "
         f"observed {seen!r}"
     )

@@ -17,14 +17,12 @@ marked ``xfail(strict=True)``.
 
 from __future__ import annotations
 
-import json
 import shutil
 from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 
 from assetgate.check import check
-from assetgate.inventory import Asset
 from tests.support.natsserver import NatsServer
 from tests.support.scenarios import (
     FORGED,
@@ -32,9 +30,11 @@ from tests.support.scenarios import (
     NEWEST,
     AssetKey,
     Observation,
+    agrees,
     build_feature_store,
     feature_asset_keys,
     observe,
+    record_asset,
     record_key,
 )
 
@@ -82,39 +82,12 @@ class FeatureStore:
     def _classify(self, version: str) -> dict[AssetKey, Verdict]:
         """Run `assetgate.check` in single-server mode over the captured inventory."""
         assets = [
-            _asset(record, f"feature-store:{index}")
+            record_asset(record, f"feature-store:{index}")
             for index, record in enumerate(self.inventory, start=1)
         ]
         report = check(assets, target=version, mode="single", catalogue=self.catalogue)
         assert (report.summary.errors, report.summary.ignored) == (0, 0)
         return {(v.kind, v.stream, v.name): v for v in report.assets}
-
-
-def _asset(record: dict[str, Any], source: str) -> Asset:
-    """Turn a captured inventory record into the gate's Asset."""
-    return Asset(
-        source=source,
-        cluster=record["cluster"],
-        account=record["account"],
-        kind=record["kind"],
-        stream=record["stream"],
-        name=record["name"],
-        config=json.dumps(record["config"]).encode(),
-        created=record["created"],
-    )
-
-
-def _agrees(verdict: Verdict, seen: Observation) -> bool:
-    """Return whether an observation is what the verdict predicts."""
-    state, reason = seen
-    if verdict.state == "online":
-        return seen == ("online", None)
-    if verdict.state == "offline":
-        return seen == ("offline", verdict.reason)
-    if verdict.state in {"unloadable", "detached"}:
-        return state == "missing"
-    dropped = set((reason or "").split(", ")) if state == "degraded" else set()
-    return dropped == set(verdict.dropped_fields)
 
 
 def _cases() -> list[Any]:
@@ -162,7 +135,7 @@ def test_prediction_matches_real_server(
     verdict = store.predicted(version)[key]
     seen = store.observed(version).get(key, ("missing", "not observed"))
     predicted = (verdict.state, verdict.reason, verdict.dropped_fields)
-    assert _agrees(verdict, seen), (
+    assert agrees(verdict, seen), (
         f"{version} {key[0]} {key[1]}/{key[2]}: predicted {predicted!r}, "
         f"observed {seen!r}"
     )

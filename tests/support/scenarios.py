@@ -29,11 +29,14 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Final
 
+from assetgate.inventory import Asset
 from tests.support.natsserver import Client, NatsServer, NatsServerError, raw_request
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from pathlib import Path
+
+    from assetgate.gate import Verdict
 
 __all__ = [
     "FEATURE_CONSUMERS",
@@ -47,6 +50,7 @@ __all__ = [
     "SOURCING_STREAMS",
     "AssetKey",
     "Observation",
+    "agrees",
     "build_feature_store",
     "build_plain_store",
     "capture_inventory",
@@ -56,6 +60,7 @@ __all__ = [
     "forge_record",
     "highwayhash64",
     "observe",
+    "record_asset",
     "record_key",
     "write_jsonl",
 ]
@@ -195,6 +200,44 @@ AssetKey = tuple[str, str, str]
 """(kind, stream, name) of an asset."""
 
 Observation = tuple[str, str | None]
+
+
+def record_asset(record: dict[str, Any], source: str) -> Asset:
+    """Turn a captured inventory record into the gate's Asset."""
+    return Asset(
+        source=source,
+        cluster=record["cluster"],
+        account=record["account"],
+        kind=record["kind"],
+        stream=record["stream"],
+        name=record["name"],
+        config=json.dumps(record["config"]).encode(),
+        created=record["created"],
+    )
+
+
+def agrees(
+    verdict: Verdict,
+    seen: Observation,
+    *,
+    not_served: frozenset[str] = frozenset({"missing"}),
+) -> bool:
+    """Whether an observation is what the verdict predicts.
+
+    ``not_served`` are the observed states that count as the asset not being loaded
+    (unloadable or detached).
+    """
+    state, reason = seen
+    if verdict.state == "online":
+        return seen == ("online", None)
+    if verdict.state == "offline":
+        return seen == ("offline", verdict.reason)
+    if verdict.state in {"unloadable", "detached"}:
+        return state in not_served
+    dropped = set((reason or "").split(", ")) if state == "degraded" else set()
+    return dropped == set(verdict.dropped_fields)
+
+
 """(state, reason): ``online``/``offline``/``degraded``/``missing`` and the details.
 
 For ``offline`` the reason is the server's offline reason verbatim; for ``degraded``
