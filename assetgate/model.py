@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
 import msgspec
 
 if TYPE_CHECKING:
-    from assetgate.levels import ReleaseLine, StructSpec
+    from assetgate.levels import ReleaseLine
 
-__all__ = ["INT_BOUNDS", "UINT64_MAX", "flat_fields", "struct_type", "zero_value"]
+__all__ = ["INT_BOUNDS", "UINT64_MAX", "flat_fields", "struct_type"]
 
 UINT64_MAX: Final = (1 << 64) - 1
 
@@ -43,21 +43,6 @@ def flat_fields(line: ReleaseLine, struct: str) -> dict[str, str]:
     for field in spec.fields:
         fields[field.name] = field.type
     return fields
-
-
-def zero_value(type_name: str, line: ReleaseLine) -> object:
-    """The Go zero value of a catalogue type, in the form the Struct types hold."""
-    if type_name in INT_BOUNDS:
-        return 0
-    if type_name == "string":
-        return ""
-    if type_name == "bool":
-        return False
-    if type_name.startswith("enum:"):
-        return line.enums[type_name.removeprefix("enum:")].values[0]
-    if type_name == "time":
-        return "0001-01-01T00:00:00Z"
-    return None  # pointers, slices and maps are nil
 
 
 _TYPES: dict[tuple[str, str, bool], type[Any]] = {}
@@ -138,8 +123,3 @@ def _annotation(
         return inner | None, None
     inner = _build(line, type_name, strict=strict, seen=seen)
     return inner, msgspec.field(default_factory=inner)
-
-
-def is_struct_type(type_name: str, spec: dict[str, StructSpec]) -> bool:
-    """Whether a catalogue type names a struct (directly, by pointer or in a slice)."""
-    return type_name.removeprefix("[]").removeprefix("*") in spec
