@@ -13,6 +13,7 @@ import re
 from typing import TYPE_CHECKING, Any, Final
 
 from assetgate.decode import is_zero_time
+from assetgate.model import CONFIG_STRUCT
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -41,7 +42,7 @@ def level_function(line: ReleaseLine, kind: str) -> Callable[[Any], int]:
     key = (line.fingerprint, kind)
     compiled = _LEVELS.get(key)
     if compiled is None:
-        struct = "StreamConfig" if kind == "stream" else "ConsumerConfig"
+        struct = CONFIG_STRUCT[kind]
         rules = [rule for rule in line.rules if rule.struct == struct]
         src = ["def _level(c):"]
         for level in sorted({rule.level for rule in rules}, reverse=True):
@@ -71,7 +72,7 @@ def hazard_function(line: ReleaseLine, kind: str) -> Callable[[Any], str | None]
     key = (line.fingerprint, kind)
     if key in _HAZARDS:
         return _HAZARDS[key]
-    struct = "StreamConfig" if kind == "stream" else "ConsumerConfig"
+    struct = CONFIG_STRUCT[kind]
     hazards = [hazard for hazard in line.hazards if hazard.struct == struct]
     compiled: Callable[[Any], str | None] | None = None
     if hazards:
@@ -142,7 +143,7 @@ class _Builder:
         self.done: set[str] = set()
 
     def build(self, kind: str) -> Callable[[Any], Features]:
-        struct = "StreamConfig" if kind == "stream" else "ConsumerConfig"
+        struct = CONFIG_STRUCT[kind]
         self._walker(struct)
         self.namespace["_level"] = level_function(self.line, kind)
         src = ["def features(c):"]

@@ -26,6 +26,7 @@ from assetgate.metadata import (
     go_atoi,
     supports_required_level,
 )
+from assetgate.model import CONFIG_STRUCT
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -110,7 +111,7 @@ class Judged(msgspec.Struct, frozen=True, kw_only=True):
 
 def decode_stored(asset: Asset, profile: ServerProfile) -> Decoded:
     """Decode a stored config as the target reads it from disk or the meta layer."""
-    struct = "StreamConfig" if asset.kind == "stream" else "ConsumerConfig"
+    struct = CONFIG_STRUCT[asset.kind]
     return decode(
         asset.config,
         profile.line,

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from assetgate._compile import features_for, level_function
 from assetgate.decode import decode
+from assetgate.model import CONFIG_STRUCT
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -189,7 +190,7 @@ def config_features(
     ``template_owner`` is known up to 2.12 only). ``None`` when no release knows every
     field, or none can decode the config at all.
     """
-    struct = "StreamConfig" if kind == "stream" else "ConsumerConfig"
+    struct = CONFIG_STRUCT[kind]
     newest = catalogue.newest
     go_json = newest.ranges[-1].switches.go_json
     decoded = decode(raw, newest, struct, context="stored", go_json=go_json)

@@ -20,9 +20,15 @@ import msgspec
 if TYPE_CHECKING:
     from assetgate.levels import ReleaseLine
 
-__all__ = ["INT_BOUNDS", "UINT64_MAX", "flat_fields", "struct_type"]
+__all__ = ["CONFIG_STRUCT", "INT_BOUNDS", "UINT64_MAX", "flat_fields", "struct_type"]
 
 UINT64_MAX: Final = (1 << 64) - 1
+
+# The server struct that holds each kind of asset's config (as stored and listed).
+CONFIG_STRUCT: Final[dict[str, str]] = {
+    "stream": "StreamConfig",
+    "consumer": "ConsumerConfig",
+}
 
 # Go integer kinds -> inclusive bounds (int is 64-bit on every server build).
 INT_BOUNDS: Final[dict[str, tuple[int, int]]] = {

@@ -29,6 +29,7 @@ from assetgate.metadata import (
     response_metadata,
     stored_metadata,
 )
+from assetgate.model import CONFIG_STRUCT
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -383,7 +384,7 @@ def _decode_request(raw: bytes, kind: AssetKind, profile: ServerProfile) -> Deco
 def _decode_existing(
     existing: bytes | str | Mapping[str, Any], kind: AssetKind, profile: ServerProfile
 ) -> Any:
-    struct = "StreamConfig" if kind == "stream" else "ConsumerConfig"
+    struct = CONFIG_STRUCT[kind]
     decoded = decode(
         _as_bytes(existing),
         profile.line,
