@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
-from assetgate.gate import Judged, Mode, judge
+from assetgate.gate import Judged, Mode, judge, untargeted
 from assetgate.inventory import Asset, Ignored, RecordError, read_records
 
 if TYPE_CHECKING:
@@ -162,10 +162,7 @@ def _judge_range(path: str, span: tuple[int, int, int]) -> bytes:
                         DEFAULT_CLUSTER
                     )
                     if profile is None:
-                        message = f"no target version for cluster {record.cluster!r}"
-                        chunk.errors.append(
-                            RecordError(source=record.source, message=message)
-                        )
+                        chunk.errors.append(untargeted(record))
                         continue
                     chunk.hashes.append(asset_hash(record))
                     chunk.judged.append(judge(record, profile, mode, catalogue))

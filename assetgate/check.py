@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Final
 import msgspec
 
 from assetgate._parallel import asset_hash, judge_files
-from assetgate.gate import STATES, Judged, Mode, Verdict, judge, settle
+from assetgate.gate import STATES, Judged, Mode, Verdict, judge, settle, untargeted
 from assetgate.inventory import Asset, Ignored, RecordError, read_inventory
 from assetgate.levels import Catalogue, ServerProfile, load_catalogue
 from assetgate.subjects import find_overlaps
@@ -275,9 +275,12 @@ class Collector:
         """The target profile of a cluster."""
         return self.profiles.get(cluster) or self.profiles[DEFAULT_CLUSTER]
 
-    def add(self, record: Asset | RecordError | Ignored) -> None:
+    def add(
+        self, record: Asset | RecordError | Ignored, *, counted: bool = False
+    ) -> None:
         """Account for one record; judge it if it is an asset."""
-        self.records += 1
+        if not counted:
+            self.records += 1
         if isinstance(record, RecordError):
             self.errors.append(
                 ErrorEntry(
@@ -291,10 +294,7 @@ class Collector:
             self.ignored.append(record)
             return
         if record.cluster not in self.profiles and DEFAULT_CLUSTER not in self.profiles:
-            message = f"no target version for cluster {record.cluster!r}"
-            self.errors.append(
-                ErrorEntry(source=record.source, message=message, retriable=False)
-            )
+            self.add(untargeted(record), counted=True)
             return
         judged = judge(record, self.profile(record.cluster), self.mode, self.cat)
         self.add_judged(asset_hash(record), judged, config=record.config, counted=True)

@@ -20,6 +20,7 @@ import msgspec
 from assetgate._compile import features_for
 from assetgate._goscan import go_quote
 from assetgate.decode import Decoded, decode
+from assetgate.inventory import RecordError
 from assetgate.metadata import (
     REQUIRED_LEVEL_KEY,
     config_features,
@@ -43,6 +44,7 @@ __all__ = [
     "decode_stored",
     "judge",
     "settle",
+    "untargeted",
 ]
 
 State = Literal["online", "offline", "degraded", "unloadable", "detached"]
@@ -107,6 +109,12 @@ class Judged(msgspec.Struct, frozen=True, kw_only=True):
 
     verdict: Verdict
     subjects: tuple[str, ...] = ()
+
+
+def untargeted(asset: Asset) -> RecordError:
+    """The record error for an asset of a cluster no ``--target`` covers."""
+    message = f"no target version for cluster {asset.cluster!r}"
+    return RecordError(source=asset.source, message=message)
 
 
 def decode_stored(asset: Asset, profile: ServerProfile) -> Decoded:

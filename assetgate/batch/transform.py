@@ -25,7 +25,7 @@ import msgspec
 
 from assetgate._parallel import asset_hash
 from assetgate.batch.schema import ENTRY, OVERLAP, VERDICT, arrow_schema
-from assetgate.gate import Judged, Mode, Verdict, judge, settle
+from assetgate.gate import Judged, Mode, Verdict, judge, settle, untargeted
 from assetgate.inventory import Asset, Ignored, RecordError, read_records
 from assetgate.levels import Catalogue, ServerProfile  # noqa: TC001 (Struct fields)
 from assetgate.subjects import find_overlaps
@@ -205,39 +205,16 @@ def _entry_fields(
     ctx: ScanContext, record: Asset | RecordError | Ignored
 ) -> tuple[Any, ...]:
     """The columns of one entry from ``record`` on (``ENTRY`` order); assets are judged here."""
+    # an error or ignored record fills only its last three columns (``ENTRY`` order)
     if isinstance(record, RecordError):
-        return (
-            "error",
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            record.message,
-            record.retriable,
-            None,
-        )
+        return ("error", *(None,) * 7, record.message, record.retriable, None)
     if isinstance(record, Ignored):
-        return (
-            "ignored",
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            record.reason,
-        )
+        return ("ignored", *(None,) * 9, record.reason)
     profile = ctx.profile(record.cluster)
     if profile is None:
         # as check's Collector does: a cluster no target covers is an error record
-        message = f"no target version for cluster {record.cluster!r}"
-        return ("error", None, None, None, None, None, None, None, message, False, None)
+        error = untargeted(record)
+        return ("error", *(None,) * 7, error.message, error.retriable, None)
     judged = judge(record, profile, ctx.mode, ctx.catalogue)
     return (
         "asset",
