@@ -35,7 +35,6 @@ import hashlib
 import os
 import platform
 import resource
-import shutil
 import subprocess
 import sys
 import time
@@ -46,11 +45,12 @@ import msgspec
 
 try:
     from benchmarks import gen_inventory
+    from benchmarks.provenance import source_state
 except ModuleNotFoundError:  # run as a script: benchmarks/ is the first path entry
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from benchmarks import gen_inventory
+    from benchmarks.provenance import source_state
 
-import assetgate
 from assetgate.check import Report, check
 from assetgate.levels import load_catalogue
 
@@ -70,25 +70,6 @@ class CanonicalRecord(msgspec.Struct, frozen=True):
     stream: str = ""
     name: str = ""
     created: str | None = None
-
-
-def source_state() -> str:
-    """Which assetgate was measured: a digest of its sources and the git commit."""
-    package = Path(assetgate.__file__).resolve().parent
-    digest = hashlib.sha256()
-    for path in sorted(package.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    git = shutil.which("git")
-    commit = "?"
-    if git is not None:
-        out = subprocess.run(
-            [git, "-C", str(package), "describe", "--always", "--dirty"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        commit = out.stdout.strip() or "?"
-    return f"assetgate sources sha256:{digest.hexdigest()[:12]} (git {commit})"
 
 
 def inventory_file(cache: Path, assets: int, seed: int) -> Path:

@@ -29,14 +29,11 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import gc
-import hashlib
 import json
 import os
 import platform
 import random
-import shutil
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -47,9 +44,10 @@ import msgspec
 
 try:
     import assetgate
-except ModuleNotFoundError:  # not installed: run from a checkout
+    from benchmarks.provenance import source_state
+except ModuleNotFoundError:  # not installed, or run as a script: use the checkout
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    import assetgate
+    from benchmarks.provenance import source_state
 
 from assetgate import validate
 
@@ -255,25 +253,6 @@ def make_sets(n: int, seed: int) -> dict[tuple[Kind, str], list[bytes]]:
     for kind, configs in by_kind:
         sets[kind, "unknown-field"] = encode([with_unknown(c, rng) for c in configs])
     return sets
-
-
-def source_state() -> str:
-    """Which assetgate was measured: a digest of its sources and the git commit."""
-    package = Path(assetgate.__file__).resolve().parent
-    digest = hashlib.sha256()
-    for path in sorted(package.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    git = shutil.which("git")
-    commit = "?"
-    if git is not None:
-        out = subprocess.run(
-            [git, "-C", str(package), "describe", "--always", "--dirty"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        commit = out.stdout.strip() or "?"
-    return f"assetgate sources sha256:{digest.hexdigest()[:12]} (git {commit})"
 
 
 # --- baseline (a): json.loads and plain dict checks ----------------------------------------
