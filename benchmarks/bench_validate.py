@@ -43,9 +43,8 @@ from typing import Any, Literal
 import msgspec
 
 try:
-    import assetgate
     from benchmarks.provenance import source_state
-except ModuleNotFoundError:  # not installed, or run as a script: use the checkout
+except ModuleNotFoundError:  # run as a script: put the checkout on the path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from benchmarks.provenance import source_state
 
