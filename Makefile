@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.assetgate-installed
 DEMO_SERVER ?= 2.11.11
 
-.PHONY: demo test fast lint bench clean java
+.PHONY: demo test fast lint bench clean java fidelity
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -26,6 +26,11 @@ test: $(STAMP) lint java
 ## fast: the quick local loop (no real nats-server binaries, no Spark)
 fast: $(STAMP) lint
 	@$(BIN)/python -m pytest -m "not realserver and not spark"
+
+## fidelity: the real-server suite, then docs/fidelity.md from its results
+fidelity: $(STAMP)
+	@$(BIN)/python -m pytest -m realserver -q
+	@$(BIN)/python -m tests.support.fidelity
 
 java:
 	@command -v java >/dev/null || { echo "Java 17+ is required for the Spark tests (apt-get install -y openjdk-17-jre-headless)" >&2; exit 2; }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
@@ -13,15 +13,24 @@ from assetgate.check import (
     check,
     compare_plans,
     finding_rules,
+    iter_records,
     make_plan,
     parse_targets,
 )
 from assetgate.gate import STATES
+from assetgate.inventory import Asset
+from assetgate.observed import (
+    Observations,
+    compare_observed,
+    read_observations,
+    render_comparison,
+)
 from assetgate.report import ReportFormat, render
 
 if TYPE_CHECKING:
     import argparse
 
+    from assetgate.check import Report
     from assetgate.levels import Catalogue
 
 __all__ = [
@@ -32,7 +41,14 @@ __all__ = [
     "run_check",
 ]
 
-DEFAULT_FAIL_ON: Final = ("offline", "degraded", "unloadable", "detached", "errors")
+DEFAULT_FAIL_ON: Final = (
+    "offline",
+    "degraded",
+    "unloadable",
+    "detached",
+    "unavailable",
+    "errors",
+)
 FAIL_ON_CHOICES: Final = (
     *STATES,
     "errors",
@@ -87,9 +103,16 @@ def run_check(args: argparse.Namespace, catalogue: Catalogue) -> int:
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         mode = args.mode
+    compare = args.compare_observed is not None
+    if compare and args.format not in {"text", "json", "markdown"}:
+        msg = "--compare-observed prints text, json or markdown"
+        raise UsageError(msg)
+    inventory: list[Any] = list(args.inventory)
+    if compare:  # read once: the stored configs are compared with the observed ones
+        inventory = list(iter_records(args.inventory))
     try:
         report = check(
-            args.inventory,
+            inventory,
             target=targets,
             mode=mode,
             accept=args.accept or (),
@@ -101,6 +124,8 @@ def run_check(args: argparse.Namespace, catalogue: Catalogue) -> int:
         raise
     if plan is not None:
         return _verify(plan, make_plan(report))
+    if compare:
+        return _compare(args, report, [r for r in inventory if isinstance(r, Asset)])
     text = render(report, ReportFormat(args.format))
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
@@ -110,6 +135,29 @@ def run_check(args: argparse.Namespace, catalogue: Catalogue) -> int:
         encoded = msgspec.json.encode(make_plan(report), order="deterministic")
         Path(args.plan_out).write_bytes(msgspec.json.format(encoded, indent=2) + b"\n")
     return 1 if finding_rules(report, fail_on) else 0
+
+
+def _compare(args: argparse.Namespace, report: Report, assets: list[Asset]) -> int:
+    """``--compare-observed``: predicted vs observed; exit 1 on any disagreement."""
+    paths = args.compare_observed
+    missing = [path for path in paths if not Path(path).exists()]
+    if missing:
+        msg = f"observations not found: {', '.join(map(repr, missing))}"
+        raise UsageError(msg)
+    seen = read_observations(paths) if paths else Observations.from_assets(assets)
+    for error in seen.errors:
+        print(f"assetgate: observation skipped: {error}", file=sys.stderr)
+    comparisons = compare_observed(report, assets, seen)
+    text = render_comparison(comparisons, args.format)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    observed = [c for c in comparisons if c.agree is not None]
+    if not observed:
+        print("assetgate: no asset of the inventory was observed", file=sys.stderr)
+        return 1
+    return 1 if any(c.agree is False for c in observed) or seen.errors else 0
 
 
 def _verify(old: Plan, new: Plan) -> int:

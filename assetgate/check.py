@@ -21,6 +21,7 @@ from assetgate._parallel import asset_hash, judge_files
 from assetgate.gate import STATES, Judged, Mode, Verdict, judge, settle, untargeted
 from assetgate.inventory import Asset, Ignored, RecordError, read_inventory
 from assetgate.levels import Catalogue, ServerProfile, load_catalogue
+from assetgate.outcomes import ClusterOutcome, cluster_outcomes
 from assetgate.subjects import find_overlaps
 
 if TYPE_CHECKING:
@@ -81,6 +82,7 @@ class Summary(msgspec.Struct, frozen=True, kw_only=True):
     degraded: int
     unloadable: int
     detached: int
+    unavailable: int
     errors: int
     ignored: int
     overlaps: int
@@ -131,6 +133,7 @@ class Report(msgspec.Struct, frozen=True, kw_only=True):
     catalogue: CatalogueInfo
     inventory: InventoryInfo
     summary: Summary
+    clusters: list[ClusterOutcome]
     assets: list[Verdict]
     overlaps: list[Overlap]
     errors: list[ErrorEntry]
@@ -339,6 +342,9 @@ class Collector:
         """The report of everything added so far."""
         verdicts = self.verdicts()
         overlaps = self._overlaps(verdicts)
+        clusters: list[ClusterOutcome] = []
+        if self.mode == "cluster":
+            verdicts, clusters = cluster_outcomes(verdicts, self.profile)
         verdicts, overlaps, accepted = apply_acceptances(verdicts, overlaps, rules)
         counts = dict.fromkeys(STATES, 0)
         for verdict in verdicts:
@@ -367,6 +373,7 @@ class Collector:
                 + sum(1 for o in overlaps if o.accepted),
                 **counts,
             ),
+            clusters=clusters,
             assets=verdicts,
             overlaps=overlaps,
             errors=self.errors,

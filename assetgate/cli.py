@@ -15,6 +15,7 @@ import msgspec
 
 from assetgate import __version__
 from assetgate._cli_check import UsageError, run_check
+from assetgate._cli_pull import add_pull_parser, run_pull
 from assetgate._cli_scan import add_scan_arguments, run_scan
 from assetgate._logconfig import configure_logging
 from assetgate.admission import Admission, admit
@@ -185,8 +186,9 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Predict what the target nats-server version does with every stream and consumer of "
             "an inventory: online, offline (with the server's reason), degraded (fields silently "
-            "dropped), unloadable (the asset vanishes) or detached (its stream is not loaded); "
-            "subject overlaps per account, offline streams included. Inventories: canonical JSON "
+            "dropped), unloadable (the asset vanishes), detached (its stream is not loaded) or, "
+            "in cluster mode, unavailable (an asset takes the whole cluster's JetStream down: "
+            "see the clusters section); subject overlaps per account, offline streams included. Inventories: canonical JSON "
             "Lines, STREAM/CONSUMER INFO and LIST replies, `nats stream info --json`, /jsz. "
             "Exit 0: nothing reaches --fail-on; 1: something does; 2: usage error."
         ),
@@ -222,7 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--fail-on",
         metavar="STATE,...",
         help="what makes the exit status 1 (default: offline,degraded,unloadable,detached,"
-        "errors; also overlaps and drift flags stamp_missing, stamp_unparsable, "
+        "unavailable,errors; also overlaps and drift flags stamp_missing, stamp_unparsable, "
         "stamp_too_low, stamp_too_high; none)",
     )
     chk.add_argument(
@@ -231,6 +233,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="RULE:ASSET",
         help="an audited exception recorded in the report: RULE is a state, a drift flag, "
         "overlap or *; ASSET a glob over cluster/account/stream[/consumer] (repeatable)",
+    )
+    chk.add_argument(
+        "--compare-observed",
+        nargs="*",
+        metavar="OBSERVED",
+        help="compare the predictions with what live servers did: OBSERVED files from "
+        "`assetgate pull` after the change (none: the observed states the inventory "
+        "itself carries); prints predicted vs observed per asset and exits 1 on any "
+        "disagreement",
     )
     chk.add_argument(
         "--plan-out", metavar="FILE", help="write the verdicts as a prepared plan"
@@ -261,6 +272,8 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_scan_arguments(scn)
+
+    add_pull_parser(sub)
 
     lev = sub.add_parser(
         "levels",
@@ -306,6 +319,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_check(args, _catalogue(args))
         if args.command == "scan":
             return run_scan(args, _catalogue(args))
+        if args.command == "pull":
+            return run_pull(args)
         return _levels(args)
     except (_Usage, UsageError) as exc:
         print(f"assetgate: error: {exc}", file=sys.stderr)

@@ -47,7 +47,9 @@ __all__ = [
     "untargeted",
 ]
 
-State = Literal["online", "offline", "degraded", "unloadable", "detached"]
+State = Literal[
+    "online", "offline", "degraded", "unloadable", "detached", "unavailable"
+]
 Mode = Literal["single", "cluster"]
 Drift = Literal["stamp_missing", "stamp_unparsable", "stamp_too_low", "stamp_too_high"]
 
@@ -57,6 +59,7 @@ STATES: Final[tuple[State, ...]] = (
     "degraded",
     "unloadable",
     "detached",
+    "unavailable",
 )
 
 
@@ -64,7 +67,9 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True):
     """What the target server does with one stored asset.
 
     Attributes:
-        state: ``online``, ``offline``, ``degraded``, ``unloadable`` or ``detached``.
+        state: ``online``, ``offline``, ``degraded``, ``unloadable``, ``detached`` or
+            ``unavailable`` (cluster mode: its whole cluster's JetStream is down, see
+            :mod:`assetgate.outcomes`).
         reason: the server's own words (offline reason, decode error), or assetgate's
             for ``detached``; ``None`` when online.
         target: the server version the asset was judged against.
@@ -79,6 +84,9 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True):
             would load it without the features), ``stamp_too_high``.
         accepted: the operator's acceptances covering this asset (``RULE:ASSET``,
             several joined by ``; ``).
+        own_state: for ``unavailable``: the state the asset would have if its
+            cluster's JetStream were up; ``None`` otherwise.
+        own_reason: the reason that goes with ``own_state``.
     """
 
     source: str
@@ -97,6 +105,8 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True):
     dropped_fields: tuple[str, ...] = ()
     drift: Drift | None = None
     accepted: str | None = None
+    own_state: State | None = None
+    own_reason: str | None = None
 
 
 class Judged(msgspec.Struct, frozen=True, kw_only=True):

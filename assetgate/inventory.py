@@ -123,6 +123,11 @@ _GO_ZERO_TIME: Final = "0001-01-01T00:00:00Z"
 _DEFAULT_ACCOUNT: Final = "$G"
 _JSZ_HINT: Final = "request /jsz?accounts=true&streams=true&consumers=true&config=true"
 _API: Final = "io.nats.jetstream.api.v1."
+# records ``assetgate pull`` writes besides assets (read by ``check --compare-observed``)
+_PULL_KINDS: Final = {
+    "server": "server record of assetgate pull (which server was asked), not an asset",
+    "cluster": "cluster observation of assetgate pull (its JetStream API), not an asset",
+}
 _LIST_TYPES: Final = {
     _API + "stream_list_response": "stream",
     _API + "consumer_list_response": "consumer",
@@ -717,8 +722,26 @@ def _fast_canonical(data: bytes, source: str) -> Asset | None:
 
 def _canonical(record: _Record, source: str, path: str) -> InventoryEntry:
     kind = _text(record.kind, f"{path}.kind")
+    if kind in _PULL_KINDS:
+        return Ignored(source=source, reason=_PULL_KINDS[kind])
     if kind not in {"stream", "consumer"}:
         return Ignored(source=source, reason=f"unknown kind {kind!r}")
+    state = _text(record.observed_state, f"{path}.observed_state")
+    if state is not None and (
+        record.config is msgspec.UNSET or bytes(record.config).strip() == b"null"
+    ):
+        name = _text(record.name, f"{path}.name") or ""
+        reason = _text(record.observed_reason, f"{path}.observed_reason")
+        why = f" ({reason})" if reason else ""
+        of = (
+            f" of stream {_text(record.stream, f'{path}.stream')!r}"
+            if kind == "consumer"
+            else ""
+        )
+        raise _Malformed(
+            f"{kind} {name!r}{of} was observed {state}{why}; the server gave no config"
+            " for it, so it cannot be judged (use an inventory taken before the change)"
+        )
     config = _config(record.config, path)
     names = _names(config, path)
     stream = _text(record.stream, f"{path}.stream")

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Catalogue",
+    "ClusterOutcomeRule",
     "EnumSpec",
     "ErrorSpec",
     "FieldSpec",
@@ -42,6 +43,8 @@ OfflineGeneration = Literal["none", "gen1", "gen2"]
 RuleCondition = Literal["set", "positive", "equals"]
 EnumMatch = Literal["raw", "lower", "string"]
 GoJson = Literal["1.23", "1.24", "1.25"]
+Outcome = Literal["ok", "crash", "meta_unavailable", "meta_state_lost"]
+AssetKind = Literal["stream", "consumer"]
 
 _CHECKSUMS: Final = "CHECKSUMS"
 _SCALAR_TYPES: Final = frozenset(
@@ -102,6 +105,15 @@ class _HazardSpec(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     note: str = ""
 
 
+class _OutcomeSpec(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    id: str
+    when: Literal["unloadable"]
+    kinds: list[AssetKind]
+    outcome: Outcome
+    reason: str
+    note: str = ""
+
+
 class _ErrorDelta(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     code: int | None = None
     err_code: int | None = None
@@ -116,6 +128,7 @@ class _ReleaseFile(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     enums: dict[str, _EnumDelta] = msgspec.field(default_factory=dict)
     rules: list[_RuleSpec] = msgspec.field(default_factory=list)
     hazards: list[_HazardSpec] = msgspec.field(default_factory=list)
+    cluster_outcomes: list[_OutcomeSpec] = msgspec.field(default_factory=list)
     errors: dict[str, _ErrorDelta] = msgspec.field(default_factory=dict)
     offline: dict[str, dict[str, str]] = msgspec.field(default_factory=dict)
 
@@ -210,6 +223,32 @@ class Hazard(msgspec.Struct, frozen=True, kw_only=True):
     note: str
 
 
+class ClusterOutcomeRule(msgspec.Struct, frozen=True, kw_only=True):
+    """A stored asset that takes a whole cluster's JetStream down on this line.
+
+    Attributes:
+        id: the fact's name; a later release file with the same id replaces it
+            (``outcome = "ok"`` ends it).
+        when: the asset's own cluster-mode verdict that triggers it (``unloadable``:
+            even the lenient decode fails, so the meta layer cannot apply its entry).
+        kinds: the asset kinds it applies to.
+        outcome: ``crash`` (every node panics or exits), ``meta_unavailable`` (no meta
+            leader: every JetStream API request gets 503) or ``meta_state_lost`` (the
+            cluster serves but lists no assets).
+        reason: the server's own words (log line), ``{error}`` standing for the
+            asset's verdict reason.
+        since: the first release of the line that introduced the fact.
+    """
+
+    id: str
+    when: Literal["unloadable"]
+    kinds: tuple[AssetKind, ...]
+    outcome: Outcome
+    reason: str
+    note: str
+    since: str
+
+
 class ErrorSpec(msgspec.Struct, frozen=True, kw_only=True):
     """An API error reply: HTTP-like code, JetStream error code, description template."""
 
@@ -230,6 +269,7 @@ class ReleaseLine(msgspec.Struct, frozen=True, kw_only=True):
     hazards: tuple[Hazard, ...]
     errors: dict[str, ErrorSpec]
     offline: dict[str, dict[str, str]]
+    cluster_outcomes: tuple[ClusterOutcomeRule, ...]
     added_fields: tuple[str, ...]
     added_values: tuple[str, ...]
     fingerprint: str
@@ -441,6 +481,7 @@ class _Fold:
         self.enums: dict[str, EnumSpec] = {}
         self.rules: list[Rule] = []
         self.hazards: list[Hazard] = []
+        self.outcomes: dict[str, ClusterOutcomeRule] = {}
         self.errors: dict[str, ErrorSpec] = {}
         self.offline: dict[str, dict[str, str]] = {}
         self.switches: dict[str, object] = {}
@@ -464,6 +505,7 @@ class _Fold:
         ranges = self._ranges(name, release)
         self._rules(name, release, since, ranges)
         self._hazards(name, release)
+        self._outcomes(name, release, since)
         self.lines.append(
             ReleaseLine(
                 line=release.line,
@@ -480,6 +522,9 @@ class _Fold:
                 hazards=tuple(self.hazards),
                 errors=dict(self.errors),
                 offline={k: dict(v) for k, v in self.offline.items()},
+                cluster_outcomes=tuple(
+                    rule for rule in self.outcomes.values() if rule.outcome != "ok"
+                ),
                 added_fields=tuple(added_fields),
                 added_values=tuple(added_values),
                 fingerprint=fingerprint,
@@ -676,6 +721,30 @@ class _Fold:
                 )
                 continue
             self.hazards.append(msgspec.convert(msgspec.to_builtins(spec), Hazard))
+
+    def _outcomes(self, name: str, release: _ReleaseFile, since: str) -> None:
+        seen: set[str] = set()
+        for spec in release.cluster_outcomes:
+            where = f"{name}: cluster outcome {spec.id!r}"
+            if spec.id in seen:
+                self.problems.append(f"{where}: duplicate id in one file")
+                continue
+            seen.add(spec.id)
+            if not spec.kinds:
+                self.problems.append(f"{where}: no kinds")
+                continue
+            if spec.outcome != "ok" and not spec.reason:
+                self.problems.append(f"{where}: no reason text")
+                continue
+            self.outcomes[spec.id] = ClusterOutcomeRule(
+                id=spec.id,
+                when=spec.when,
+                kinds=tuple(spec.kinds),
+                outcome=spec.outcome,
+                reason=spec.reason,
+                note=spec.note,
+                since=since,
+            )
 
     def check_types(self) -> None:
         for line in self.lines:

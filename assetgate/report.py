@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
     from assetgate.check import ErrorEntry, Overlap, Report, Summary
     from assetgate.gate import Verdict
+    from assetgate.outcomes import ClusterOutcome
 
 __all__ = [
     "ReportFormat",
@@ -237,7 +238,25 @@ def _overlap_text(overlap: Overlap) -> str:
     return text
 
 
+def _down(report: Report) -> list[ClusterOutcome]:
+    """Clusters whose JetStream the target takes down as a whole."""
+    return [c for c in report.clusters if c.outcome != "ok"]
+
+
+def _cluster_name(outcome: ClusterOutcome) -> str:
+    return outcome.cluster or "(unnamed cluster)"
+
+
 def _verdict_line(report: Report) -> str:
+    down = _down(report)
+    if down:
+        named = ", ".join(f"{_cluster_name(c)} ({c.outcome})" for c in down)
+        noun = "cluster" if len(down) == 1 else "clusters"
+        return f"{len(down)} {noun} down: {named}; " + _assets_line(report)
+    return _assets_line(report)
+
+
+def _assets_line(report: Report) -> str:
     summary = report.summary
     parts = [f"{getattr(summary, state)} {state}" for state in _FINDING_STATES]
     parts = [part for part in parts if not part.startswith("0 ")]
@@ -293,6 +312,7 @@ def render_text(report: Report) -> str:
         (_counts_line(summary)),
         "",
         *_text_table(report),
+        *_text_clusters(report),
     ]
     findings = _findings(report)
     for state in (*_FINDING_STATES, "online"):
@@ -343,6 +363,21 @@ def _text_table(report: Report) -> list[str]:
     return out
 
 
+def _text_clusters(report: Report) -> list[str]:
+    """Whole-cluster outcomes (cluster mode): one line per cluster, details when down."""
+    if not report.clusters:
+        return []
+    esc = escape_terminal
+    lines = ["", f"clusters ({len(report.clusters)}, {len(_down(report))} down)"]
+    for c in report.clusters:
+        lines.append(f"  {esc(_cluster_name(c))}  {c.outcome}  on {esc(c.target)}")
+        if c.reason is not None:
+            lines.append(f"      {esc(c.reason)}")
+        if c.assets:
+            lines.append(f"      caused by: {esc(', '.join(c.assets))}")
+    return lines
+
+
 def _text_asset(verdict: Verdict, report: Report) -> list[str]:
     esc = escape_terminal
     head = f"  {esc(asset_id(verdict))}  ({esc(verdict.source)})"
@@ -356,6 +391,11 @@ def _text_asset(verdict: Verdict, report: Report) -> list[str]:
         lines.append(f"      dropped: {esc(dropped)}")
     if verdict.drift is not None:
         lines.append(f"      {verdict.drift}: {esc(_drift_text(verdict))}")
+    if verdict.own_state is not None:
+        own: str = verdict.own_state
+        if verdict.own_reason is not None:
+            own += f": {verdict.own_reason}"
+        lines.append(f"      with its cluster up: {esc(own)}")
     if verdict.accepted is not None:
         lines.append(f"      [accepted {esc(verdict.accepted)}]")
     return lines
@@ -399,12 +439,29 @@ def render_markdown(report: Report) -> str:
         "",
         f"**Verdict:** {md(_verdict_line(report))}.",
         "",
-        "| cluster | account | online | offline | degraded | unloadable | detached |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
+        _md_row(["cluster", "account", *STATES]),
+        _md_row(["---", "---", *("---:" for _ in STATES)]),
     ]
     for (cluster, account), counts in _accounts(report):
         cells = [md(cluster), md(account), *(str(counts[s]) for s in STATES)]
         lines.append(_md_row(cells))
+    if report.clusters:
+        lines += [
+            "",
+            "### Clusters",
+            "",
+            "| cluster | target | outcome | reason | caused by |",
+        ]
+        lines.append("| --- | --- | --- | --- | --- |")
+        for c in report.clusters:
+            cells = [
+                md(c.cluster),
+                md(c.target),
+                c.outcome,
+                md(c.reason or ""),
+                md(", ".join(c.assets)),
+            ]
+            lines.append(_md_row(cells))
     findings = _findings(report)
     if findings:
         lines += ["", "### Findings", "", "| state | asset | reason | notes |"]
@@ -446,6 +503,11 @@ def _notes(verdict: Verdict, *, mixed: bool) -> list[str]:
         notes.append(f"on {verdict.target}")
     if verdict.dropped_fields:
         notes.append(f"dropped: {', '.join(verdict.dropped_fields)}")
+    if verdict.own_state is not None:
+        own: str = verdict.own_state
+        if verdict.own_reason is not None:
+            own += f": {verdict.own_reason}"
+        notes.append(f"with its cluster up: {own}")
     if verdict.drift is not None:
         notes.append(f"{verdict.drift}: {_drift_text(verdict)}")
     if verdict.accepted is not None:
@@ -479,6 +541,26 @@ _SARIF_RULES: Final[dict[str, tuple[str, str, str]]] = {
         "error",
         "Consumer not loaded because of its stream",
         "The consumer itself is supported, but its stream is offline, does not load or is missing from the inventory, so the consumer is not loaded.",
+    ),
+    "unavailable": (
+        "error",
+        "Asset unavailable: its whole cluster is down",
+        "The target takes the asset's whole cluster down (see the cluster's outcome), so no JetStream request about any of its assets is answered.",
+    ),
+    "meta_unavailable": (
+        "error",
+        "Cluster JetStream unavailable after the change",
+        "Every node of the cluster fails to apply a stored meta entry, no meta leader is elected and every JetStream API request answers 503 (JetStream system temporarily unavailable).",
+    ),
+    "meta_state_lost": (
+        "error",
+        "Cluster starts without its JetStream state",
+        "The cluster serves, but its meta layer lists none of the stored assets.",
+    ),
+    "crash": (
+        "error",
+        "Cluster servers crash",
+        "Every node of the cluster panics or exits when it loads the stored state.",
     ),
     "overlap": (
         "error",
@@ -539,7 +621,9 @@ def render_sarif(report: Report) -> str:
     streams = {
         (v.cluster, v.account, v.stream): v for v in report.assets if v.kind == "stream"
     }
-    results = [r for verdict in report.assets for r in _asset_results(verdict)]
+    sources = {asset_id(v): v.source for v in report.assets}
+    results = [_cluster_result(c, sources) for c in _down(report)]
+    results += [r for verdict in report.assets for r in _asset_results(verdict)]
     results.extend(_overlap_result(overlap, streams) for overlap in report.overlaps)
     results.extend(_error_result(error) for error in report.errors)
     log = {
@@ -615,6 +699,15 @@ def _overlap_result(
     return result
 
 
+def _cluster_result(outcome: ClusterOutcome, sources: dict[str, str]) -> _SarifObject:
+    """A cluster that goes down, located at the assets that cause it."""
+    where = [_location(sources.get(ident), ident) for ident in outcome.assets]
+    text = f"cluster {_cluster_name(outcome)}: {outcome.reason or outcome.outcome}"
+    return _result(
+        outcome.outcome, text, where[:1] or [{}], f"cluster/{outcome.cluster}"
+    )
+
+
 def _error_result(error: ErrorEntry) -> _SarifObject:
     result = _result(
         "record-error", error.message, [_location(error.source)], error.source
@@ -669,6 +762,13 @@ def render_junit(report: Report) -> str:
         The XML document with its declaration and a trailing newline.
     """
     root = ET.Element("testsuites", name="assetgate")
+    if report.clusters:
+        suite = _suite(root, "clusters")
+        for c in report.clusters:
+            case = _case(suite, "cluster", _cluster_name(c))
+            if c.outcome != "ok":
+                message = f"{c.outcome}: {c.reason}; caused by {', '.join(c.assets)}"
+                _child(case, "failure", message=message, type=c.outcome)
     by_account: dict[tuple[str, str], list[Verdict]] = {}
     for verdict in report.assets:
         by_account.setdefault((verdict.cluster, verdict.account), []).append(verdict)

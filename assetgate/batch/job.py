@@ -59,6 +59,7 @@ from assetgate.check import (
 )
 from assetgate.gate import STATES, Mode, Verdict
 from assetgate.inventory import Ignored
+from assetgate.outcomes import ClusterOutcome, cluster_outcomes
 from assetgate.report import render
 
 if TYPE_CHECKING:
@@ -440,6 +441,9 @@ def _report(
     ]
     hubs = _sorted(overlaps, ("cluster", "account", "stream", "subject"))
     pairs = sorted(_pairs(hubs), key=lambda o: (o.cluster, o.account, o.streams))
+    clusters: list[ClusterOutcome] = []
+    if ctx.mode == "cluster":
+        assets, clusters = cluster_outcomes(assets, ctx.target_profile)
     assets, pairs, accepted = apply_acceptances(assets, pairs, rules)
     counts = dict.fromkeys(STATES, 0)
     for verdict in assets:
@@ -461,6 +465,7 @@ def _report(
             + sum(1 for o in pairs if o.accepted),
             **counts,
         ),
+        clusters=clusters,
         assets=assets,
         overlaps=pairs,
         errors=errors,
@@ -468,11 +473,19 @@ def _report(
         accepted=accepted,
     )
     table = ordered.select(list(ASSET_COLUMNS))
-    if rules:
-        column = pa.array([v.accepted for v in assets], pa.string())
-        table = table.set_column(
-            table.schema.get_field_index("accepted"), "accepted", column
+    # columns check's functions may have changed after settling (same values as the
+    # report's verdicts, so the Parquet output and the report agree)
+    changed = ["accepted"] if rules else []
+    if any(outcome.outcome != "ok" for outcome in clusters):
+        changed += ["state", "reason", "dropped_fields", "own_state", "own_reason"]
+    for name in changed:
+        index = table.schema.get_field_index(name)
+        values = [getattr(v, name) for v in assets]
+        column = pa.array(
+            [list(x) for x in values] if name == "dropped_fields" else values,
+            table.schema.field(index).type,
         )
+        table = table.set_column(index, name, column)
     kind = others.column("record")
     tables = {
         "assets": table,

@@ -87,6 +87,8 @@ VERDICT: Final = StructType(
         ("dropped_fields", _TEXTS),
         ("drift", _TEXT),
         ("accepted", _TEXT),
+        ("own_state", _TEXT),
+        ("own_reason", _TEXT),
         ("source_file", _TEXT),
         ("line", LongType()),
         ("_duplicate", BooleanType()),

@@ -94,6 +94,14 @@ class ScanContext(msgspec.Struct, frozen=True, kw_only=True):
         """The target profile of a cluster, ``None`` if no target covers it."""
         return self.profiles.get(cluster) or self.profiles.get(DEFAULT_CLUSTER)
 
+    def target_profile(self, cluster: str) -> ServerProfile:
+        """The target profile of a cluster that has one (every judged asset's does)."""
+        found = self.profile(cluster)
+        if found is None:
+            msg = f"no target version for cluster {cluster!r}"
+            raise RuntimeError(msg)
+        return found
+
     def name_of(self, path: str) -> tuple[str, int]:
         """(name in sources, rank) of a file as Spark reports it (``_metadata``)."""
         found = self.files.get(file_key(path))
@@ -307,10 +315,7 @@ def _settle_stream(ctx: ScanContext, rows: list[Row]) -> list[tuple[Any, ...]]:
     )
     judged = {id(row): _judged(row) for row in rows}
     head = judged[id(streams[0])] if streams else None
-    profile = ctx.profile(rows[0]["cluster"])
-    if profile is None:  # judged rows always have a profile (see _entry_fields)
-        msg = f"no target version for cluster {rows[0]['cluster']!r}"
-        raise RuntimeError(msg)
+    profile = ctx.target_profile(rows[0]["cluster"])  # judged rows have one
     settled = settle(head, [judged[id(r)] for r in consumers], profile)
     out: list[tuple[Any, ...]] = []
     if head is not None:

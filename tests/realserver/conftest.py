@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from tests.support import fidelity
 from tests.support.natsserver import Client, NatsServer
 
 if TYPE_CHECKING:
@@ -75,3 +76,9 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
         yield registry
     finally:
         registry.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _fresh_fidelity_results() -> None:
+    """Results of earlier sessions never mix into docs/fidelity.md."""
+    fidelity.clear()

@@ -30,6 +30,9 @@ from typing import TYPE_CHECKING, Any, Final
 import pytest
 
 from assetgate.check import check
+from assetgate.observed import Observations, compare_observed
+from assetgate.pull import pull_account
+from tests.support import fidelity
 from tests.support.natscluster import NatsCluster
 from tests.support.natsserver import Client, NatsServerError, raw_request
 from tests.support.scenarios import (
@@ -46,6 +49,7 @@ from tests.support.scenarios import (
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from assetgate.check import Report
     from assetgate.gate import Verdict
     from assetgate.levels import Catalogue
 
@@ -55,6 +59,7 @@ CLUSTER: Final = "C1"
 TARGETS: Final = ("2.12.8", "2.11.11", "2.14.6", NEWEST)
 """Rollback targets in run order; NEWEST restarts on itself (the control)."""
 
+PULL_TIMEOUT_S: Final = 8.0  # a stopped stream's CONSUMER.LIST waits 4 s
 INFO_TIMEOUT_S: Final = 3.0  # offline replies come after 500 ms
 LIST_TIMEOUT_S: Final = (
     8.0  # a stopped stream's CONSUMER.LIST waits 4 s for its members
@@ -179,18 +184,9 @@ _SIB_STOPPED: Final = (
     "offline); the R3 consumer keeps its own raft group although its R3 stream is "
     'stopped (the R1 sibling C_SIB1 gets 10059 "stream not found", as predicted)'
 )
-_META_DOWN: Final = (
-    '2.12.8 {asset}: predicted online, observed 503/10008 "JetStream system '
-    'temporarily unavailable" (or no reply) on every node: the meta layer cannot '
-    "apply the C_FLOWACK assignment (Error applying JetStream cluster entries: can not "
-    'unmarshal "\\"flow_control\\""), no meta leader, so no asset of the '
-    "cluster is served"
-)
 KNOWN_DISAGREEMENTS: Final[dict[tuple[str, str], str]] = {
     ("2.12.8", "C_SIB"): _SIB_STOPPED.format(release="2.12.8"),
     ("2.11.11", "C_SIB"): _SIB_STOPPED.format(release="2.11.11"),
-    ("crash-2.12.8", "S_PLAIN"): _META_DOWN.format(asset="S_PLAIN"),
-    ("crash-2.12.8", "H_FLOWACK"): _META_DOWN.format(asset="H_FLOWACK"),
 }
 """(release, asset name) -> "<release> <asset>: predicted ... observed ..."."""
 
@@ -453,11 +449,15 @@ class Rollback:
             self.observed, self.snapshot, self.timings["observe"] = observe_cluster(
                 cluster, self.inventory
             )
+            self.pulled = pull_account(cluster.url, timeout=PULL_TIMEOUT_S)
             self.running = cluster.running()
             self.codes = cluster.stop()
             self.timings.update(cluster.started_at)
             self.logs = log_facts(cluster)
-        self.predicted = _predict(self.inventory, target, catalogue, "cluster")
+        report = _report(self.inventory, target, catalogue, "cluster")
+        self.report = report
+        self.predicted = _by_key(report)
+        self.clusters = report.clusters
 
 
 class Crash:
@@ -480,10 +480,14 @@ class Crash:
             self.info: dict[AssetKey, list[str]] = {key: [] for key in keys}
             for (key, _), word in zip(items, words, strict=True):
                 self.info[key].append(word)
+            self.pulled = pull_account(cluster.url, timeout=PULL_TIMEOUT_S)
             self.running = cluster.running()
             self.codes = cluster.stop()
             self.logs = log_facts(cluster)
-        self.predicted = _predict(self.inventory, CRASH_TARGET, catalogue, "crash")
+        report = _report(self.inventory, CRASH_TARGET, catalogue, "crash")
+        self.report = report
+        self.predicted = _by_key(report)
+        self.clusters = report.clusters
 
     @staticmethod
     def _watch(cluster: NatsCluster) -> list[str]:
@@ -519,16 +523,21 @@ def _info_of(item: tuple[AssetKey, str]) -> str:
     return _info_word(_ask(node_url, subject, INFO_TIMEOUT_S))
 
 
-def _predict(
+def _report(
     inventory: list[dict[str, Any]], target: str, catalogue: Catalogue, label: str
-) -> dict[AssetKey, Verdict]:
-    """Run ``check(..., mode="cluster")`` over captured records; verdicts by key."""
+) -> Report:
+    """Run ``check(..., mode="cluster")`` over captured records."""
     assets = [
         record_asset(record, f"{label}-{target}:{index}")
         for index, record in enumerate(inventory, start=1)
     ]
     report = check(assets, target=target, mode="cluster", catalogue=catalogue)
     assert (report.summary.errors, report.summary.ignored) == (0, 0)
+    return report
+
+
+def _by_key(report: Report) -> dict[AssetKey, Verdict]:
+    """The report's verdicts by (kind, stream, name)."""
     return {(str(v.kind), v.stream, v.name): v for v in report.assets}
 
 
@@ -583,6 +592,7 @@ def test_rollback_keeps_the_cluster_serving(rollbacks: Rollbacks, target: str) -
     assert sorted(record_key(r) for r in rollback.inventory) == asset_keys(target)
     assert rollback.running
     assert not [line for line in rollback.logs if "panic" in line.lower()]
+    assert [(c.cluster, c.outcome) for c in rollback.clusters] == [(CLUSTER, "ok")]
 
 
 @pytest.mark.parametrize(("target", "key"), _cases())
@@ -617,6 +627,10 @@ def test_flow_control_consumer_stops_the_2_12_meta_layer(rollbacks: Rollbacks) -
     wanted = 'Error applying JetStream cluster entries: can not unmarshal "\\"flow_control\\""'
     assert sum(wanted in line for line in crash.logs) >= 3  # once per node at least
     assert not [line for line in crash.logs if "panic" in line.lower()]
+    # the gate predicted it: the cluster's outcome, in the log's own words
+    (outcome,) = crash.clusters
+    assert (outcome.outcome, outcome.reason) == ("meta_unavailable", wanted)
+    assert outcome.assets == (f"{CLUSTER}/$G/H_FLOWACK/C_FLOWACK",)
 
 
 def _crash_cases() -> list[Any]:
@@ -642,3 +656,68 @@ def test_crash_prediction_matches_real_cluster(
         f"crash {CRASH_TARGET} {key[0]} {key[1]}/{key[2]}: predicted {predicted!r}, "
         f"observed {seen!r}"
     )
+
+
+def _pull_compare(
+    scenario: str,
+    release: str,
+    inventory: list[dict[str, Any]],
+    report: Report,
+    pulled: Any,
+) -> list[str]:
+    """Compare a pull of the rolled-back cluster with the report; record; disagreements."""
+    assets = [record_asset(r, f"{scenario}:{i}") for i, r in enumerate(inventory, 1)]
+    comparisons = compare_observed(
+        report, assets, Observations.from_records(pulled.records)
+    )
+    known: dict[str, str] = {}
+    for (where, name), why in KNOWN_DISAGREEMENTS.items():
+        for kind, stream, asset in asset_keys(release) if where == release else ():
+            if asset == name:
+                ident = f"{CLUSTER}/$G/{stream}"
+                known[ident if kind == "stream" else f"{ident}/{asset}"] = why
+    fidelity.record(
+        scenario=scenario,
+        release=release,
+        mode="cluster",
+        comparisons=comparisons,
+        known=known,
+    )
+    return [
+        f"{release} {c.asset}: predicted {c.predicted_state} {c.predicted_reason!r}, "
+        f"observed {c.observed_state} {c.observed_reason!r}"
+        for c in comparisons
+        if c.agree is not True and c.asset not in known
+    ]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_pull_of_rolled_back_cluster_agrees(rollbacks: Rollbacks, target: str) -> None:
+    """``pull`` of the rolled-back cluster and ``--compare-observed`` agree (known aside)."""
+    rollback = rollbacks.get(target)
+    differ = _pull_compare(
+        "2.15.1 3-node cluster rolled back to the release",
+        target,
+        rollback.inventory,
+        rollback.report,
+        rollback.pulled,
+    )
+    assert differ == []
+
+
+def test_pull_of_down_cluster_observes_it_unavailable(rollbacks: Rollbacks) -> None:
+    """``pull`` of the crashed 2.12.8 cluster records it unavailable, as predicted."""
+    crash = rollbacks.crash()
+    (record,) = [r for r in crash.pulled.records if r["kind"] == "cluster"]
+    assert (record["observed_state"], record["observed_reason"]) == (
+        "unavailable",
+        "JetStream system temporarily unavailable",
+    )
+    differ = _pull_compare(
+        "2.15.1 cluster with a flow_control consumer rolled back (whole-cluster outcome)",
+        CRASH_TARGET,
+        crash.inventory,
+        crash.report,
+        crash.pulled,
+    )
+    assert differ == []

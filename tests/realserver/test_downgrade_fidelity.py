@@ -23,6 +23,9 @@ from typing import TYPE_CHECKING, Any, Final
 import pytest
 
 from assetgate.check import check
+from assetgate.observed import Observations, compare_observed
+from assetgate.pull import PullResult, pull_account
+from tests.support import fidelity
 from tests.support.natsserver import NatsServer
 from tests.support.scenarios import (
     FORGED,
@@ -32,6 +35,7 @@ from tests.support.scenarios import (
     Observation,
     agrees,
     build_feature_store,
+    build_plain_store,
     feature_asset_keys,
     observe,
     record_asset,
@@ -42,6 +46,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from assetgate.gate import Verdict
+    from assetgate.inventory import Asset
     from assetgate.levels import Catalogue
 
 pytestmark = pytest.mark.realserver
@@ -63,6 +68,7 @@ class FeatureStore:
         self.inventory = build_feature_store(base / "store")
         self._observed: dict[str, dict[AssetKey, Observation]] = {}
         self._predicted: dict[str, dict[AssetKey, Verdict]] = {}
+        self.pulled: dict[str, PullResult] = {}
 
     def observed(self, version: str) -> dict[AssetKey, Observation]:
         """Open a copy of the store with ``version`` (single server) and observe it."""
@@ -71,6 +77,7 @@ class FeatureStore:
             shutil.copytree(self.base / "store", store)
             with NatsServer(version, store) as server:
                 self._observed[version] = observe(server, self.inventory)
+                self.pulled[version] = pull_account(server.url, timeout=3.0)
         return self._observed[version]
 
     def predicted(self, version: str) -> dict[AssetKey, Verdict]:
@@ -81,13 +88,18 @@ class FeatureStore:
 
     def _classify(self, version: str) -> dict[AssetKey, Verdict]:
         """Run `assetgate.check` in single-server mode over the captured inventory."""
-        assets = [
+        report = check(
+            self.assets(), target=version, mode="single", catalogue=self.catalogue
+        )
+        assert (report.summary.errors, report.summary.ignored) == (0, 0)
+        return {(v.kind, v.stream, v.name): v for v in report.assets}
+
+    def assets(self) -> list[Asset]:
+        """The captured inventory as the gate's assets."""
+        return [
             record_asset(record, f"feature-store:{index}")
             for index, record in enumerate(self.inventory, start=1)
         ]
-        report = check(assets, target=version, mode="single", catalogue=self.catalogue)
-        assert (report.summary.errors, report.summary.ignored) == (0, 0)
-        return {(v.kind, v.stream, v.name): v for v in report.assets}
 
 
 def _cases() -> list[Any]:
@@ -139,3 +151,72 @@ def test_prediction_matches_real_server(
         f"{version} {key[0]} {key[1]}/{key[2]}: predicted {predicted!r}, "
         f"observed {seen!r}"
     )
+
+
+def _pulled_observations(result: PullResult) -> Observations:
+    """What ``assetgate pull`` wrote, as ``--compare-observed`` reads it."""
+    return Observations.from_records(result.records)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_pull_and_compare_observed_agree(store: FeatureStore, version: str) -> None:
+    """``pull`` on the release and ``check --compare-observed`` agree on every asset."""
+    store.observed(version)  # opens the store and pulls once
+    result = store.pulled[version]
+    assets = store.assets()
+    report = check(assets, target=version, mode="single", catalogue=store.catalogue)
+    comparisons = compare_observed(report, assets, _pulled_observations(result))
+    fidelity.record(
+        scenario="2.15.1 feature store opened by the release",
+        release=version,
+        mode="single",
+        comparisons=comparisons,
+    )
+    differ = [c for c in comparisons if c.agree is not True]
+    assert not differ, "\n".join(
+        f"{version} {c.asset}: predicted {c.predicted_state} {c.predicted_reason!r}, "
+        f"observed {c.observed_state} {c.observed_reason!r}"
+        for c in differ
+    )
+    # every asset the server serves was pulled exactly once
+    keys = [
+        (r["kind"], r["stream"], r["name"])
+        for r in result.records
+        if r["kind"] != "server"
+    ]
+    assert len(keys) == len(set(keys))
+
+
+NEWER: Final = ("2.11.8", "2.11.10", "2.11.11", "2.12.0", "2.12.8", "2.14.6", NEWEST)
+
+
+@pytest.fixture(scope="module")
+def plain_store(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, list[dict[str, Any]]]:
+    """Streams and consumers created on 2.10.26 (the upgrade scenario), and their inventory."""
+    base = tmp_path_factory.mktemp("upgrade")
+    return base, build_plain_store(base / "store")
+
+
+@pytest.mark.parametrize("version", NEWER)
+def test_upgrade_from_2_10_agrees(
+    plain_store: tuple[Path, list[dict[str, Any]]], version: str, catalogue: Catalogue
+) -> None:
+    """Assets written by 2.10.26 load on each newer release as predicted (pulled live)."""
+    base, inventory = plain_store
+    store = base / version / "store"
+    shutil.copytree(base / "store", store)
+    with NatsServer(version, store) as server:
+        result = pull_account(server.url, timeout=3.0)
+    assets = [record_asset(r, f"plain-store:{i}") for i, r in enumerate(inventory, 1)]
+    report = check(assets, target=version, mode="single", catalogue=catalogue)
+    comparisons = compare_observed(report, assets, _pulled_observations(result))
+    fidelity.record(
+        scenario="2.10.26 store opened by the release (upgrade)",
+        release=version,
+        mode="single",
+        comparisons=comparisons,
+    )
+    assert [c.asset for c in comparisons if c.agree is not True] == []
+    assert len(comparisons) == len(inventory)

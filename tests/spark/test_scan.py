@@ -300,3 +300,21 @@ def test_malformed_accept_is_refused_before_spark_runs(
             accept=["nonsense:*"],
         )
     assert list(tmp_path.iterdir()) == []
+
+
+def test_down_cluster_is_checks_outcome(
+    spark: SparkSession, catalogue: Catalogue, tmp_path: Path
+) -> None:
+    """On 2.12.8 the demo's east cluster goes down: scan reports check's clusters."""
+    out = tmp_path / "out"
+    result = scan(spark, [DEMO], out, targets={"*": "2.12.8"}, catalogue=catalogue)
+    expected = check([DEMO], target="2.12.8", catalogue=catalogue)
+    assert [(c.cluster, c.outcome) for c in expected.clusters] == [
+        ("east", "meta_unavailable"),
+        ("west", "ok"),
+    ]
+    assert report_dict(result.report) == report_dict(expected)
+    rows = _rows(out / "assets")
+    assert [(r["state"], r["own_state"]) for r in rows] == [
+        (v.state, v.own_state) for v in expected.assets
+    ]

@@ -63,6 +63,7 @@ class ClusterNode:
     store_dir: Path
     client_port: int = 0
     cluster_port: int = 0
+    monitor_port: int = 0
     proc: subprocess.Popen[bytes] | None = None
     log_path: Path | None = None
     log_paths: list[Path] = field(default_factory=list)
@@ -83,13 +84,28 @@ class NatsCluster:
     """``size`` nats-server processes of one release forming one JetStream cluster."""
 
     def __init__(
-        self, version: str, base_dir: Path, *, size: int = 3, name: str = "C1"
+        self,
+        version: str,
+        base_dir: Path,
+        *,
+        size: int = 3,
+        name: str = "C1",
+        extra_config: str = "",
+        monitor: bool = False,
     ) -> None:
-        """Prepare (not start) the cluster; stores go under ``base_dir/<node>/store``."""
+        """Prepare (not start) the cluster; stores go under ``base_dir/<node>/store``.
+
+        ``extra_config`` is appended to every node's config file (accounts, for
+        example: unauthenticated clients must still reach a JetStream account for the
+        readiness probes, e.g. through ``no_auth_user``); ``monitor`` opens each
+        node's HTTP monitoring port (``ClusterNode.monitor_port``).
+        """
         if size < 1:
             raise ValueError(f"cluster size must be positive, got {size}")
         self.version = version
         self.name = name
+        self.extra_config = extra_config
+        self.monitor = monitor
         self.base_dir = Path(base_dir).resolve()
         self.nodes = [
             ClusterNode(f"n{i}", self.base_dir / f"n{i}" / "store")
@@ -153,13 +169,17 @@ class NatsCluster:
             f"  routes: [{routes}]",
             "}",
         ]
+        if self.monitor:
+            lines.append(f"http: {_conf_string(f'127.0.0.1:{node.monitor_port}')}")
+        if self.extra_config:
+            lines.append(self.extra_config)
         return "\n".join(lines) + "\n"
 
     def _pick_ports(self) -> None:
         """Give every node a client and a cluster port, all distinct."""
         taken: set[int] = set()
         for node in self.nodes:
-            for attr in ("client_port", "cluster_port"):
+            for attr in ("client_port", "cluster_port", "monitor_port"):
                 port = free_port()
                 for _ in range(20):
                     if port not in taken:

@@ -234,6 +234,8 @@ def agrees(
         return seen == ("offline", verdict.reason)
     if verdict.state in {"unloadable", "detached"}:
         return state in not_served
+    if verdict.state == "unavailable":  # the whole cluster's JetStream is down
+        return state == "unavailable"
     dropped = set((reason or "").split(", ")) if state == "degraded" else set()
     return dropped == set(verdict.dropped_fields)
 

@@ -33,7 +33,14 @@ if TYPE_CHECKING:
 
 DEMO: Final = FIXTURES / "inventories" / "demo.jsonl"
 MIXED: Final = FIXTURES / "inventories" / "formats" / "mixed.jsonl"
-DEFAULT_FAIL_ON: Final = ("offline", "degraded", "unloadable", "detached", "errors")
+DEFAULT_FAIL_ON: Final = (
+    "offline",
+    "degraded",
+    "unloadable",
+    "detached",
+    "unavailable",
+    "errors",
+)
 COUNTER_OFFLINE: Final = 'unsupported - config error: unknown field "allow_msg_counter"'
 
 
@@ -115,6 +122,7 @@ def test_demo_summary_on_2_11_11(catalogue: Catalogue) -> None:
         degraded=0,
         unloadable=3,
         detached=1,
+        unavailable=0,
         errors=1,
         ignored=1,
         overlaps=0,
@@ -361,7 +369,7 @@ def test_acceptance_of_another_rule_matches_nothing(catalogue: Catalogue) -> Non
 
 
 _RULES_TEXT: Final = (
-    "online, offline, degraded, unloadable, detached, stamp_missing, "
+    "online, offline, degraded, unloadable, detached, unavailable, stamp_missing, "
     "stamp_unparsable, stamp_too_low, stamp_too_high, overlap, *"
 )
 

@@ -78,7 +78,7 @@ def test_unknown_target_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> 
             [DEMO, "--target", "2.11.11", "--accept", "bogus:*"],
             (
                 "invalid acceptance: 'bogus:*' (use RULE:ASSET, RULE one of online, offline, "
-                "degraded, unloadable, detached, stamp_missing, stamp_unparsable, "
+                "degraded, unloadable, detached, unavailable, stamp_missing, stamp_unparsable, "
                 "stamp_too_low, stamp_too_high, overlap, *)"
             ),
         ),
@@ -116,10 +116,13 @@ def test_demo_findings_exit_1_with_summary_table(
             ),
             "30 records: 28 assets, 1 record error, 1 ignored",
             "",
-            "cluster  account  online  offline  degraded  unloadable  detached",
-            "east     $G            9       11         0           3         1",
-            "west     $G            4        0         0           0         0",
-            "total                 13       11         0           3         1",
+            (
+                "cluster  account  online  offline  degraded  unloadable  detached"
+                "  unavailable"
+            ),
+            "east     $G            9       11         0           3         1            0",
+            "west     $G            4        0         0           0         0            0",
+            "total                 13       11         0           3         1            0",
         ],
     )
 
@@ -150,6 +153,7 @@ def test_json_report_has_every_key(capsys: pytest.CaptureFixture[str]) -> None:
                 "catalogue",
                 "inventory",
                 "summary",
+                "clusters",
                 "assets",
                 "overlaps",
                 "errors",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 import xml.etree.ElementTree as ET
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import pytest
@@ -33,6 +33,9 @@ from assetgate.report import (
     render_sarif,
     render_text,
 )
+
+if TYPE_CHECKING:
+    from assetgate.outcomes import ClusterOutcome
 
 HOSTILE = "x|<script>\x1b[31m\nA]]>\x00`*_[y]"
 HOSTILE_TERMINAL = "x|<script>\\x1b[31m\\x0aA]]>\\x00`*_[y]"
@@ -72,10 +75,12 @@ def _verdict(
 
 def _report(
     assets: list[Verdict],
+    *,
     overlaps: list[Overlap] | None = None,
     errors: list[ErrorEntry] | None = None,
     ignored: list[Ignored] | None = None,
     clusters: dict[str, str] | None = None,
+    outcomes: list[ClusterOutcome] | None = None,
 ) -> Report:
     overlaps = overlaps or []
     errors = errors or []
@@ -97,6 +102,7 @@ def _report(
             + sum(1 for o in overlaps if o.accepted),
             **counts,
         ),
+        clusters=outcomes or [],
         assets=assets,
         overlaps=overlaps,
         errors=errors,
@@ -290,10 +296,10 @@ def test_text_layout(report: Report) -> None:
     )
     assert lines[1] == "8 records: 6 assets, 1 record error, 1 ignored"
     assert lines[3:7] == [
-        "cluster  account  online  offline  degraded  unloadable  detached",
-        "east     $G            1        1         1           1         1",
-        "west     $G            1        0         0           0         0",
-        "total                  2        1         1           1         1",
+        "cluster  account  online  offline  degraded  unloadable  detached  unavailable",
+        "east     $G            1        1         1           1         1            0",
+        "west     $G            1        0         0           0         0            0",
+        "total                  2        1         1           1         1            0",
     ]
     text = "\n".join(lines)
     assert "offline (1)\n  east/$G/EVENTS  (inv.jsonl:2)\n      " + LEVEL_REASON in text
@@ -354,6 +360,7 @@ def test_json_is_the_report_struct(report: Report) -> None:
         "catalogue",
         "inventory",
         "summary",
+        "clusters",
         "assets",
         "overlaps",
         "errors",
@@ -392,11 +399,9 @@ def test_markdown_tables(report: Report) -> None:
     out = render_markdown(report)
     lines = out.splitlines()
     assert lines[0] == "## assetgate: target 2.11.11 (API level 1), cluster mode"
-    assert (
-        "| cluster | account | online | offline | degraded | unloadable | detached |"
-        in lines
-    )
-    assert "| east | $G | 1 | 1 | 1 | 1 | 1 |" in lines
+    header = "| cluster | account | online | offline | degraded | unloadable | detached"
+    assert f"{header} | unavailable |" in lines
+    assert "| east | $G | 1 | 1 | 1 | 1 | 1 | 0 |" in lines
     assert f"| offline | east/$G/EVENTS | {LEVEL_REASON} |  |" in lines
     assert (
         '| detached | east/$G/EVENTS/C1 | stream "EVENTS" is offline: x '
@@ -415,7 +420,13 @@ def test_markdown_escapes_hostile_names(hostile: Report) -> None:
     out = render_markdown(hostile)
     assert _unsafe(out) == []
     assert "<" not in out
-    widths = {"| state": 4, "| account": 4, "| source": 3, "| cluster": 7}
+    widths = {
+        "| state": 4,
+        "| account": 4,
+        "| source": 3,
+        "| cluster | account": 8,
+        "| cluster | target": 5,
+    }
     width = 0
     for line in out.splitlines():
         if not line.startswith("|"):
@@ -445,6 +456,10 @@ def test_sarif_envelope_and_rules(report: Report) -> None:
         "degraded",
         "unloadable",
         "detached",
+        "unavailable",
+        "meta_unavailable",
+        "meta_state_lost",
+        "crash",
         "overlap",
         "record-error",
         "stamp_missing",

@@ -1,0 +1,132 @@
+"""Whole-cluster outcomes: stored assets that take a cluster's JetStream down.
+
+In a cluster every asset is also an entry of the JetStream meta layer. When the target
+cannot even leniently decode one of them (an enum value it does not know), real
+clusters do not lose just that asset: every node fails to apply the meta entries, no
+meta leader is elected and every JetStream API request is refused. The facts (which
+verdict causes which outcome on which release line, in the server's words) are data in
+``levels/`` (``[[cluster_outcomes]]``); this module applies them to the verdicts of a
+cluster-mode check. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+import msgspec
+
+# msgspec reads the Struct annotations at runtime
+from assetgate.levels import Outcome  # noqa: TC001
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from assetgate.gate import Verdict
+    from assetgate.levels import ClusterOutcomeRule, ServerProfile
+
+__all__ = ["OUTCOMES", "ClusterOutcome", "cluster_outcomes"]
+
+OUTCOMES: Final[tuple[Outcome, ...]] = (
+    "ok",
+    "meta_unavailable",
+    "meta_state_lost",
+    "crash",
+)
+"""Whole-cluster outcomes, least severe first."""
+
+_SEVERITY: Final = {outcome: rank for rank, outcome in enumerate(OUTCOMES)}
+
+# What every asset of a cluster answers when its JetStream is down (JSClusterNotAvailErr,
+# 503/10008, seen on every $JS.API request of such a cluster), or assetgate's words where
+# the server cannot answer at all.
+_ASSET_REASONS: Final[dict[Outcome, str]] = {
+    "meta_unavailable": "JetStream system temporarily unavailable",
+    "meta_state_lost": "the cluster starts without its JetStream meta state",
+    "crash": "the cluster's servers crash",
+}
+
+
+class ClusterOutcome(msgspec.Struct, frozen=True, kw_only=True):
+    """What the target does with one cluster as a whole.
+
+    Attributes:
+        cluster: the cluster's name ("" when the inventory does not name it).
+        target: the server version the cluster was judged against.
+        outcome: ``ok``, ``meta_unavailable`` (no meta leader: every JetStream API
+            request answers 503), ``meta_state_lost`` (serves, lists no assets) or
+            ``crash`` (every node panics or exits).
+        reason: the server's own words for it (its log line), ``None`` when ok.
+        assets: the assets that cause it (``cluster/account/stream[/consumer]``).
+        facts: the catalogue facts (``[[cluster_outcomes]]`` ids) that apply.
+    """
+
+    cluster: str
+    target: str
+    outcome: Outcome
+    reason: str | None = None
+    assets: tuple[str, ...] = ()
+    facts: tuple[str, ...] = ()
+
+
+def _ident(verdict: Verdict) -> str:
+    base = f"{verdict.cluster}/{verdict.account}/{verdict.stream}"
+    return base if verdict.kind == "stream" else f"{base}/{verdict.name}"
+
+
+def _matches(rule: ClusterOutcomeRule, verdict: Verdict) -> bool:
+    return verdict.kind in rule.kinds and verdict.state == rule.when
+
+
+def cluster_outcomes(
+    verdicts: Sequence[Verdict], profile_of: Callable[[str], ServerProfile]
+) -> tuple[list[Verdict], list[ClusterOutcome]]:
+    """Judge every cluster of a cluster-mode report; mark the assets of a down one.
+
+    Returns the verdicts (those of a cluster whose outcome is not ``ok`` get the state
+    ``unavailable``, their own verdict kept in ``own_state``/``own_reason``) and one
+    outcome per cluster, in cluster name order. The reason is the most severe fact's,
+    worded with the first causing asset (in report order).
+    """
+    clusters: dict[str, list[tuple[ClusterOutcomeRule, Verdict]]] = {}
+    for verdict in verdicts:
+        causes = clusters.setdefault(verdict.cluster, [])
+        rules = profile_of(verdict.cluster).line.cluster_outcomes
+        causes.extend((rule, verdict) for rule in rules if _matches(rule, verdict))
+    outcomes: list[ClusterOutcome] = []
+    down: dict[str, Outcome] = {}
+    for cluster in sorted(clusters):
+        causes = clusters[cluster]
+        target = profile_of(cluster).version.text
+        if not causes:
+            outcomes.append(
+                ClusterOutcome(cluster=cluster, target=target, outcome="ok")
+            )
+            continue
+        worst_rule, first = max(causes, key=lambda c: _SEVERITY[c[0].outcome])
+        down[cluster] = worst_rule.outcome
+        outcomes.append(
+            ClusterOutcome(
+                cluster=cluster,
+                target=target,
+                outcome=worst_rule.outcome,
+                reason=worst_rule.reason.format(error=first.reason or ""),
+                assets=tuple(dict.fromkeys(_ident(v) for _, v in causes)),
+                facts=tuple(dict.fromkeys(rule.id for rule, _ in causes)),
+            )
+        )
+    if not down:
+        return list(verdicts), outcomes
+    out: list[Verdict] = []
+    for verdict in verdicts:
+        outcome = down.get(verdict.cluster)
+        if outcome is not None:
+            verdict = msgspec.structs.replace(  # noqa: PLW2901
+                verdict,
+                state="unavailable",
+                reason=_ASSET_REASONS[outcome],
+                own_state=verdict.state,
+                own_reason=verdict.reason,
+                dropped_fields=(),
+            )
+        out.append(verdict)
+    return out, outcomes

@@ -1,0 +1,163 @@
+"""``assetgate pull`` against real servers: a 3-node cluster and a single server."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, Final
+
+import pytest
+
+from assetgate.cli import main
+from assetgate.pull import Auth, pull_account, pull_monitor, pull_system
+from tests.support.natscluster import NatsCluster
+from tests.support.natsserver import Client, NatsServer
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+
+    from assetgate.pull import PullResult
+
+pytestmark = pytest.mark.realserver
+
+RELEASE: Final = "2.15.1"
+SYS_PASSWORD: Final = "s3cret-sys-pw"  # noqa: S105 - a test server's password
+ACCOUNTS: Final = f"""
+accounts {{
+  SYS: {{ users: [{{user: "sys", password: "{SYS_PASSWORD}"}}] }}
+  APP: {{ jetstream: enabled, users: [{{user: "app", password: "app-pw"}}] }}
+}}
+system_account: SYS
+no_auth_user: app
+"""
+STREAMS: Final = (("R3", 3), ("R1", 1), ("R3B", 3))
+CONSUMERS: Final = (("R3", "c3"), ("R1", "c1"), ("R3", "c3b"))
+EXPECTED: Final = sorted(
+    [("stream", s, s) for s, _ in STREAMS] + [("consumer", s, c) for s, c in CONSUMERS]
+)
+
+
+def _api(client: Client, subject: str, body: dict[str, Any]) -> None:
+    reply = client.request_json(subject, json.dumps(body).encode())
+    assert "error" not in reply, (subject, reply)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NatsCluster]:
+    """A 2.15.1 cluster with accounts APP (JetStream) and SYS, R1 and R3 assets."""
+    base = tmp_path_factory.mktemp("pull-cluster")
+    with NatsCluster(RELEASE, base, extra_config=ACCOUNTS, monitor=True) as running:
+        with Client(running.url, timeout=10.0) as client:
+            for name, replicas in STREAMS:
+                config = {
+                    "name": name,
+                    "subjects": [f"{name.lower()}.>"],
+                    "num_replicas": replicas,
+                }
+                _api(client, f"$JS.API.STREAM.CREATE.{name}", config)
+            for stream, durable in CONSUMERS:
+                body = {
+                    "stream_name": stream,
+                    "config": {"durable_name": durable, "ack_policy": "explicit"},
+                }
+                _api(client, f"$JS.API.CONSUMER.CREATE.{stream}.{durable}", body)
+        yield running
+
+
+def _keys(result: PullResult) -> list[tuple[str, str, str]]:
+    return sorted(
+        (r["kind"], r["stream"], r["name"])
+        for r in result.records
+        if r["kind"] in {"stream", "consumer"}
+    )
+
+
+def test_account_pull_returns_every_asset_once(cluster: NatsCluster) -> None:
+    """The JetStream API of the account: every asset exactly once, online, versioned."""
+    result = pull_account(cluster.url)
+    assert (_keys(result), result.problems) == (EXPECTED, [])
+    assets = [r for r in result.records if r["kind"] != "server"]
+    assert {(r["cluster"], r["account"], r["observed_state"]) for r in assets} == {
+        ("C1", "APP", "online")
+    }
+    assert {(r["server_version"], r["api_level"]) for r in assets} == {(RELEASE, 5)}
+
+
+def test_system_pull_merges_replicas(cluster: NatsCluster) -> None:
+    """$SYS PING.JSZ: every asset once, with the servers hosting its replicas."""
+    auth = Auth(user="sys", password=SYS_PASSWORD)
+    result = pull_system(cluster.url, auth, expect_servers=3)
+    assert (_keys(result), result.problems) == (EXPECTED, [])
+    hosts = {
+        (r["kind"], r["name"]): len(r["servers"])
+        for r in result.records
+        if r["kind"] != "server"
+    }
+    assert hosts[("stream", "R1")] == 1
+    assert hosts[("consumer", "c1")] == 1
+    assert hosts[("stream", "R3")] == 3
+    assert hosts[("consumer", "c3")] == 3
+    servers = [r for r in result.records if r["kind"] == "server"]
+    assert sorted(r["name"] for r in servers) == ["C1-n1", "C1-n2", "C1-n3"]
+
+
+def test_monitor_pull_matches_system_pull(cluster: NatsCluster) -> None:
+    """/varz and /jsz of every node give the same assets and configs as $SYS."""
+    urls = [f"http://127.0.0.1:{node.monitor_port}" for node in cluster.nodes]
+    by_monitor = pull_monitor(urls)
+    by_system = pull_system(
+        cluster.url, Auth(user="sys", password=SYS_PASSWORD), expect_servers=3
+    )
+    assert _keys(by_monitor) == EXPECTED
+    assert [r for r in by_monitor.records if r["kind"] != "server"] == [
+        r for r in by_system.records if r["kind"] != "server"
+    ]
+
+
+def test_cli_pull_keeps_credentials_out(
+    cluster: NatsCluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``pull --system`` writes the inventory; the password appears nowhere."""
+    out = tmp_path / "fleet.jsonl"
+    url = cluster.url.replace("nats://", f"nats://sys:{SYS_PASSWORD}@")
+    code = main(
+        ["pull", "--server", url, "--system", "--expect-servers", "3", "-o", str(out)]
+    )
+    captured = capsys.readouterr()
+    text = out.read_text(encoding="utf-8")
+    assert code == 0, captured.err
+    assert len([line for line in text.splitlines() if '"kind":"stream"' in line]) == 3
+    assert SYS_PASSWORD not in text + captured.out + captured.err
+
+
+def test_cli_pull_wrong_password_is_a_clear_error(
+    cluster: NatsCluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A refused login exits 2 with 'authorization failed' and no password shown."""
+    code = main(
+        ["pull", "--server", cluster.url, "--user", "sys", "--password", "wrong-pw-x"]
+    )
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "authorization failed at nats://127.0.0.1:" in err
+    assert "wrong-pw-x" not in err
+
+
+def test_compare_observed_exit_codes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Check --compare-observed: 0 when the prediction matches the pull, 1 when not."""
+    with NatsServer("2.12.8", tmp_path / "store") as server:
+        with Client(server.url) as client:
+            config = {"name": "CNT", "subjects": ["cnt.>"], "allow_msg_counter": True}
+            _api(client, "$JS.API.STREAM.CREATE.CNT", config)
+        pulled = tmp_path / "pulled.jsonl"
+        assert main(["pull", "--server", server.url, "-o", str(pulled)]) == 0
+    args = ["check", str(pulled), "--mode", "single", "--compare-observed"]
+    assert main([*args, "--target", "2.12.8"]) == 0
+    assert "1 of 1 observed assets agree (100.0%)" in capsys.readouterr().out
+    # 2.11.11 would keep the counter stream offline: not what 2.12.8 was seen doing
+    assert main([*args, str(pulled), "--target", "2.11.11"]) == 1
+    out = capsys.readouterr().out
+    assert "predicted offline: unsupported - config error" in out
+    assert "observed  online" in out
