@@ -9,12 +9,14 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 
 from assetgate.check import (
+    OBSERVED_TARGET,
     Plan,
     check,
     compare_plans,
     finding_rules,
     iter_records,
     make_plan,
+    observed_targets,
     parse_targets,
 )
 from assetgate.gate import STATES
@@ -98,18 +100,24 @@ def run_check(args: argparse.Namespace, catalogue: Catalogue) -> int:
         if not args.target:
             msg = "--target is required (or --verify-plan PLAN)"
             raise UsageError(msg)
-        try:
-            targets = parse_targets(args.target)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
         mode = args.mode
     compare = args.compare_observed is not None
     if compare and args.format not in {"text", "json", "markdown"}:
         msg = "--compare-observed prints text, json or markdown"
         raise UsageError(msg)
     inventory: list[Any] = list(args.inventory)
-    if compare:  # read once: the stored configs are compared with the observed ones
+    observed = plan is None and args.target == [OBSERVED_TARGET]
+    if compare or observed:  # read once: versions and configs come from the records
         inventory = list(iter_records(args.inventory))
+    if plan is None:
+        try:
+            targets = (
+                observed_targets(inventory, catalogue)
+                if observed
+                else parse_targets(args.target)
+            )
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
     try:
         report = check(
             inventory,

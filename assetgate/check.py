@@ -44,6 +44,7 @@ __all__ = [
     "inventory_digest",
     "iter_records",
     "make_plan",
+    "observed_targets",
     "parse_accept",
     "parse_targets",
 ]
@@ -139,6 +140,41 @@ class Report(msgspec.Struct, frozen=True, kw_only=True):
     errors: list[ErrorEntry]
     ignored: list[Ignored]
     accepted: list[Acceptance]
+
+
+OBSERVED_TARGET: Final = "observed"
+
+
+def observed_targets(
+    records: Iterable[Asset | RecordError | Ignored], catalogue: Catalogue
+) -> dict[str, str]:
+    """Per-cluster targets from the records' ``server_version`` (``--target observed``).
+
+    Each cluster is judged against the lowest version among the servers that reported
+    its assets (``assetgate pull`` records them): the version that decides in a rolling
+    upgrade. Raises ``ValueError`` when a cluster has no record with a known version.
+    """
+    lowest: dict[str, ServerProfile] = {}
+    unknown: set[str] = set()
+    for record in records:
+        if not isinstance(record, Asset):
+            continue
+        if record.server_version is None:
+            unknown.add(record.cluster)
+            continue
+        profile = catalogue.server(record.server_version)
+        held = lowest.get(record.cluster)
+        if held is None or profile.version.release < held.version.release:
+            lowest[record.cluster] = profile
+    missing = sorted(unknown - set(lowest))
+    if missing:
+        names = ", ".join(repr(c) for c in missing)
+        msg = f"--target observed: no server_version recorded for cluster(s) {names}"
+        raise ValueError(msg)
+    if not lowest:
+        msg = "--target observed: the inventory has no assets"
+        raise ValueError(msg)
+    return {cluster: profile.version.text for cluster, profile in lowest.items()}
 
 
 def parse_targets(values: Sequence[str]) -> dict[str, str]:

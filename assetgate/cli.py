@@ -211,7 +211,9 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         metavar="VERSION|CLUSTER=VERSION,...",
         help="target version; per cluster as CLUSTER=VERSION (repeatable); "
-        "in a rolling upgrade use the lowest version among the cluster's servers",
+        "in a rolling upgrade use the lowest version among the cluster's servers; "
+        "'observed': each cluster at the lowest server_version its records carry "
+        "(assetgate pull output)",
     )
     chk.add_argument("--mode", choices=["single", "cluster"], default="cluster")
     chk.add_argument(

@@ -161,3 +161,17 @@ def test_compare_observed_exit_codes(
     out = capsys.readouterr().out
     assert "predicted offline: unsupported - config error" in out
     assert "observed  online" in out
+
+
+def test_pulled_fleet_agrees_with_itself_at_its_observed_versions(
+    cluster: NatsCluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``check --target observed --compare-observed`` on a $SYS pull: all agree, exit 0."""
+    out = tmp_path / "fleet.jsonl"
+    args = ["pull", "--server", cluster.url, "--system", "--expect-servers", "3"]
+    auth = ["--user", "sys", "--password", SYS_PASSWORD]
+    assert main([*args, *auth, "-o", str(out)]) == 0
+    code = main(["check", str(out), "--target", "observed", "--compare-observed"])
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    assert f"{len(EXPECTED)} of {len(EXPECTED)} observed assets agree" in printed

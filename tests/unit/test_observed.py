@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 
-from assetgate.check import check
+from assetgate.check import check, observed_targets
 from assetgate.inventory import Asset, Ignored, RecordError, read_inventory_bytes
 from assetgate.observed import (
     Observations,
@@ -205,3 +205,25 @@ def test_merge_keeps_one_record_per_asset_and_the_lowest_version() -> None:
         "2.11.11",
         "APP",
     )
+
+
+def test_observed_targets_take_each_clusters_lowest_version(
+    catalogue: Catalogue,
+) -> None:
+    """--target observed: per cluster, the lowest server_version among its records."""
+
+    def at(cluster: str, version: str | None) -> Asset:
+        return Asset(
+            source="t",
+            cluster=cluster,
+            kind="stream",
+            stream="S",
+            name="S",
+            config=b'{"name":"S"}',
+            server_version=version,
+        )
+
+    records = [at("A", "2.12.8"), at("A", "2.11.11"), at("B", "2.15.1")]
+    assert observed_targets(records, catalogue) == {"A": "2.11.11", "B": "2.15.1"}
+    with pytest.raises(ValueError, match="no server_version recorded for cluster"):
+        observed_targets([at("C", None)], catalogue)
