@@ -107,10 +107,12 @@ class _HazardSpec(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
 class _OutcomeSpec(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     id: str
+    first: str | None = msgspec.field(default=None, name="from")
     when: Literal["unloadable"]
     kinds: list[AssetKind]
     outcome: Outcome
-    reason: str
+    reason: str = ""
+    asset_reason: str = ""
     note: str = ""
 
 
@@ -235,9 +237,14 @@ class ClusterOutcomeRule(msgspec.Struct, frozen=True, kw_only=True):
         outcome: ``crash`` (every node panics or exits), ``meta_unavailable`` (no meta
             leader: every JetStream API request gets 503) or ``meta_state_lost`` (the
             cluster serves but lists no assets).
-        reason: the server's own words (log line), ``{error}`` standing for the
-            asset's verdict reason.
-        since: the first release of the line that introduced the fact.
+        reason: the server's own words for it (a log line); ``{error}``,
+            ``{account}``, ``{stream}`` and ``{name}`` stand for the causing asset's
+            verdict reason and names.
+        asset_reason: what every asset of the cluster is then answered (or
+            assetgate's words when nothing answers).
+        since: the first patch release the fact holds for (``from``; default: the
+            line's first); it holds until an entry with the same id and a later
+            ``from`` replaces it.
     """
 
     id: str
@@ -245,6 +252,7 @@ class ClusterOutcomeRule(msgspec.Struct, frozen=True, kw_only=True):
     kinds: tuple[AssetKind, ...]
     outcome: Outcome
     reason: str
+    asset_reason: str
     note: str
     since: str
 
@@ -286,6 +294,7 @@ class ServerProfile(msgspec.Struct, frozen=True, kw_only=True):
     version: ServerVersion
     line: ReleaseLine
     switches: Switches
+    cluster_outcomes: tuple[ClusterOutcomeRule, ...] = ()
 
     @property
     def api_level(self) -> int | None:
@@ -346,7 +355,10 @@ class Catalogue(msgspec.Struct, frozen=True, kw_only=True):
                 if version.release < Version(line.first):
                     break
                 return ServerProfile(
-                    version=version, line=line, switches=chosen.switches
+                    version=version,
+                    line=line,
+                    switches=chosen.switches,
+                    cluster_outcomes=_outcomes_at(line, version),
                 )
         msg = (
             f"unknown server version: {version.text!r}: the catalogue describes "
@@ -357,6 +369,17 @@ class Catalogue(msgspec.Struct, frozen=True, kw_only=True):
 
 
 _PROFILES: dict[tuple[str, str], ServerProfile] = {}
+
+
+def _outcomes_at(
+    line: ReleaseLine, version: ServerVersion
+) -> tuple[ClusterOutcomeRule, ...]:
+    """Per fact id, the newest entry from at or before ``version`` (``ok`` ones ended)."""
+    current: dict[str, ClusterOutcomeRule] = {}
+    for rule in line.cluster_outcomes:  # in fold order: lines, then ``from`` order
+        if Version(rule.since) <= version.release:
+            current[rule.id] = rule
+    return tuple(rule for rule in current.values() if rule.outcome != "ok")
 
 
 # --- loading --------------------------------------------------------------------------
@@ -481,7 +504,7 @@ class _Fold:
         self.enums: dict[str, EnumSpec] = {}
         self.rules: list[Rule] = []
         self.hazards: list[Hazard] = []
-        self.outcomes: dict[str, ClusterOutcomeRule] = {}
+        self.outcomes: list[ClusterOutcomeRule] = []
         self.errors: dict[str, ErrorSpec] = {}
         self.offline: dict[str, dict[str, str]] = {}
         self.switches: dict[str, object] = {}
@@ -522,9 +545,7 @@ class _Fold:
                 hazards=tuple(self.hazards),
                 errors=dict(self.errors),
                 offline={k: dict(v) for k, v in self.offline.items()},
-                cluster_outcomes=tuple(
-                    rule for rule in self.outcomes.values() if rule.outcome != "ok"
-                ),
+                cluster_outcomes=tuple(self.outcomes),
                 added_fields=tuple(added_fields),
                 added_values=tuple(added_values),
                 fingerprint=fingerprint,
@@ -723,28 +744,43 @@ class _Fold:
             self.hazards.append(msgspec.convert(msgspec.to_builtins(spec), Hazard))
 
     def _outcomes(self, name: str, release: _ReleaseFile, since: str) -> None:
-        seen: set[str] = set()
+        seen: set[tuple[str, str]] = set()
+        added: list[ClusterOutcomeRule] = []
         for spec in release.cluster_outcomes:
             where = f"{name}: cluster outcome {spec.id!r}"
-            if spec.id in seen:
-                self.problems.append(f"{where}: duplicate id in one file")
+            first = spec.first or since
+            try:
+                parsed = parse_version(first)
+            except ValueError:
+                self.problems.append(f"{where}: invalid version {first!r}")
                 continue
-            seen.add(spec.id)
+            if parsed.line != release.line:
+                self.problems.append(f"{where}: from {first!r} is not in this line")
+                continue
+            if (spec.id, first) in seen:
+                self.problems.append(f"{where}: duplicate id and from {first!r}")
+                continue
+            seen.add((spec.id, first))
             if not spec.kinds:
                 self.problems.append(f"{where}: no kinds")
                 continue
-            if spec.outcome != "ok" and not spec.reason:
-                self.problems.append(f"{where}: no reason text")
+            if spec.outcome != "ok" and not (spec.reason and spec.asset_reason):
+                self.problems.append(f"{where}: no reason or asset_reason text")
                 continue
-            self.outcomes[spec.id] = ClusterOutcomeRule(
-                id=spec.id,
-                when=spec.when,
-                kinds=tuple(spec.kinds),
-                outcome=spec.outcome,
-                reason=spec.reason,
-                note=spec.note,
-                since=since,
+            added.append(
+                ClusterOutcomeRule(
+                    id=spec.id,
+                    when=spec.when,
+                    kinds=tuple(spec.kinds),
+                    outcome=spec.outcome,
+                    reason=spec.reason,
+                    asset_reason=spec.asset_reason,
+                    note=spec.note,
+                    since=first,
+                )
             )
+        added.sort(key=lambda rule: Version(rule.since))
+        self.outcomes.extend(added)
 
     def check_types(self) -> None:
         for line in self.lines:

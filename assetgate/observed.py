@@ -11,7 +11,8 @@ or from the inventory's own records. An asset agrees when:
 * ``offline``: observed offline with the same reason, byte for byte;
 * ``unloadable`` / ``detached``: not served (absent from a looked-at account, or
   ``missing``);
-* ``unavailable``: its cluster was observed unavailable.
+* ``unavailable``: its cluster was observed unavailable (JetStream API down), or, when
+  the predicted outcome is ``meta_state_lost``, the asset is gone from a serving cluster.
 
 Assets of clusters (or accounts) nobody looked at are ``not observed``, not disagreements.
 Pure except :func:`read_observations`, which reads files.
@@ -192,7 +193,9 @@ def _observed_pair(
     return state, seen.observed_reason
 
 
-def _agrees(state: str, reason: str | None, seen: tuple[str, str | None]) -> bool:
+def _agrees(
+    state: str, reason: str | None, seen: tuple[str, str | None], outcome: str | None
+) -> bool:
     observed, detail = seen
     if state == "online":
         return seen == ("online", None)
@@ -200,7 +203,9 @@ def _agrees(state: str, reason: str | None, seen: tuple[str, str | None]) -> boo
         return seen == ("offline", reason)
     if state in _NOT_SERVED:
         return observed in {"absent", "missing"}
-    if state == "unavailable":
+    if state == "unavailable":  # the cluster's outcome says how it shows
+        if outcome == "meta_state_lost":  # serves, but has lost (deleted) the asset
+            return observed in {"absent", "missing"}
         return observed == "unavailable"
     return observed == "degraded" and detail == reason
 
@@ -212,6 +217,7 @@ def compare_observed(
     stored = {
         (a.cluster, a.account, a.kind, a.stream, a.name): a.config for a in assets
     }
+    outcomes = {c.cluster: c.outcome for c in report.clusters}
     out: list[Comparison] = []
     for verdict in report.assets:
         key = (
@@ -226,7 +232,9 @@ def compare_observed(
             reason = ", ".join(verdict.dropped_fields)
         seen = _observed_pair(key, stored.get(key), observations)
         agree = (
-            None if seen[0] == "not observed" else _agrees(verdict.state, reason, seen)
+            None
+            if seen[0] == "not observed"
+            else _agrees(verdict.state, reason, seen, outcomes.get(verdict.cluster))
         )
         out.append(
             Comparison(

@@ -36,15 +36,6 @@ OUTCOMES: Final[tuple[Outcome, ...]] = (
 
 _SEVERITY: Final = {outcome: rank for rank, outcome in enumerate(OUTCOMES)}
 
-# What every asset of a cluster answers when its JetStream is down (JSClusterNotAvailErr,
-# 503/10008, seen on every $JS.API request of such a cluster), or assetgate's words where
-# the server cannot answer at all.
-_ASSET_REASONS: Final[dict[Outcome, str]] = {
-    "meta_unavailable": "JetStream system temporarily unavailable",
-    "meta_state_lost": "the cluster starts without its JetStream meta state",
-    "crash": "the cluster's servers crash",
-}
-
 
 class ClusterOutcome(msgspec.Struct, frozen=True, kw_only=True):
     """What the target does with one cluster as a whole.
@@ -90,10 +81,10 @@ def cluster_outcomes(
     clusters: dict[str, list[tuple[ClusterOutcomeRule, Verdict]]] = {}
     for verdict in verdicts:
         causes = clusters.setdefault(verdict.cluster, [])
-        rules = profile_of(verdict.cluster).line.cluster_outcomes
+        rules = profile_of(verdict.cluster).cluster_outcomes
         causes.extend((rule, verdict) for rule in rules if _matches(rule, verdict))
     outcomes: list[ClusterOutcome] = []
-    down: dict[str, Outcome] = {}
+    down: dict[str, ClusterOutcomeRule] = {}
     for cluster in sorted(clusters):
         causes = clusters[cluster]
         target = profile_of(cluster).version.text
@@ -103,13 +94,18 @@ def cluster_outcomes(
             )
             continue
         worst_rule, first = max(causes, key=lambda c: _SEVERITY[c[0].outcome])
-        down[cluster] = worst_rule.outcome
+        down[cluster] = worst_rule
         outcomes.append(
             ClusterOutcome(
                 cluster=cluster,
                 target=target,
                 outcome=worst_rule.outcome,
-                reason=worst_rule.reason.format(error=first.reason or ""),
+                reason=worst_rule.reason.format(
+                    error=first.reason or "",
+                    account=first.account,
+                    stream=first.stream,
+                    name=first.name,
+                ),
                 assets=tuple(dict.fromkeys(_ident(v) for _, v in causes)),
                 facts=tuple(dict.fromkeys(rule.id for rule, _ in causes)),
             )
@@ -118,12 +114,12 @@ def cluster_outcomes(
         return list(verdicts), outcomes
     out: list[Verdict] = []
     for verdict in verdicts:
-        outcome = down.get(verdict.cluster)
-        if outcome is not None:
+        rule = down.get(verdict.cluster)
+        if rule is not None:
             verdict = msgspec.structs.replace(  # noqa: PLW2901
                 verdict,
                 state="unavailable",
-                reason=_ASSET_REASONS[outcome],
+                reason=rule.asset_reason,
                 own_state=verdict.state,
                 own_reason=verdict.reason,
                 dropped_fields=(),

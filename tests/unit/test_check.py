@@ -89,6 +89,15 @@ def _demo(
     return check([DEMO], target=target, catalogue=catalogue, **kwargs)
 
 
+def _demo_assets(catalogue: Catalogue, **kwargs: Any) -> Report:
+    """The demo on 2.11.11 in single-server mode: per-asset states, no cluster down.
+
+    In cluster mode east crashes on 2.11.11 (its flow_control and prioritized
+    consumers), which hides every per-asset finding of it behind ``unavailable``.
+    """
+    return check([DEMO], target="2.11.11", catalogue=catalogue, mode="single", **kwargs)
+
+
 # --- accounting ---------------------------------------------------------------------------
 
 
@@ -113,8 +122,31 @@ def test_every_record_is_accounted_for(
 
 
 def test_demo_summary_on_2_11_11(catalogue: Catalogue) -> None:
-    """The demo inventory on 2.11.11 has exactly these counts per state."""
-    assert _demo(catalogue).summary == Summary(
+    """On 2.11.11 (cluster mode) east crashes: its 24 assets are unavailable."""
+    report = _demo(catalogue)
+    assert report.summary == Summary(
+        records=30,
+        assets=28,
+        online=4,
+        offline=0,
+        degraded=0,
+        unloadable=0,
+        detached=0,
+        unavailable=24,
+        errors=1,
+        ignored=1,
+        overlaps=0,
+        accepted=0,
+    )
+    assert [(c.cluster, c.outcome) for c in report.clusters] == [
+        ("east", "crash"),
+        ("west", "ok"),
+    ]
+
+
+def test_demo_summary_on_2_11_11_single(catalogue: Catalogue) -> None:
+    """In single-server mode the demo's assets keep their own states."""
+    assert _demo_assets(catalogue).summary == Summary(
         records=30,
         assets=28,
         online=13,
@@ -457,12 +489,12 @@ def test_finding_rules_thresholds(
     catalogue: Catalogue, fail_on: tuple[str, ...], expected: list[str]
 ) -> None:
     """Only findings whose state, drift flag or token is in fail_on are returned."""
-    assert finding_rules(_demo(catalogue), fail_on) == expected
+    assert finding_rules(_demo_assets(catalogue), fail_on) == expected
 
 
 def test_drift_acceptance_does_not_hide_the_offline_state(catalogue: Catalogue) -> None:
     """An acceptance for a drift flag hides that flag only, not the asset's offline state."""
-    report = _demo(catalogue, accept=["stamp_too_high:east/$G/S_FORGED"])
+    report = _demo_assets(catalogue, accept=["stamp_too_high:east/$G/S_FORGED"])
     assert finding_rules(report, ["offline", "stamp_too_high"]) == [
         "offline: east/$G/H_FORGED",
         "offline: east/$G/H_FORGED/C_FORGED",
@@ -554,8 +586,10 @@ def _changed_demo() -> list[Any]:
 
 def test_compare_plans_lists_changes_and_notes(catalogue: Catalogue) -> None:
     """A changed verdict, a new and a gone asset are listed; the inventory digest noted."""
-    old = make_plan(_demo(catalogue))
-    new = make_plan(check(_changed_demo(), target="2.11.11", catalogue=catalogue))
+    old = make_plan(_demo_assets(catalogue))
+    new = make_plan(
+        check(_changed_demo(), target="2.11.11", mode="single", catalogue=catalogue)
+    )
     changes, notes = compare_plans(old, new)
     assert (changes, notes) == (
         [

@@ -120,9 +120,9 @@ def test_demo_findings_exit_1_with_summary_table(
                 "cluster  account  online  offline  degraded  unloadable  detached"
                 "  unavailable"
             ),
-            "east     $G            9       11         0           3         1            0",
+            "east     $G            0        0         0           0         0           24",
             "west     $G            4        0         0           0         0            0",
-            "total                 13       11         0           3         1            0",
+            "total                  4        0         0           0         0           24",
         ],
     )
 
@@ -135,8 +135,8 @@ def test_demo_findings_exit_1_with_summary_table(
 def test_fail_on_threshold(
     capsys: pytest.CaptureFixture[str], fail_on: str, expected: int
 ) -> None:
-    """--fail-on picks what makes the exit status 1."""
-    code = _check(DEMO, "--target", "2.11.11", "--fail-on", fail_on)
+    """--fail-on picks what makes the exit status 1 (single mode: per-asset states)."""
+    code = _check(DEMO, "--target", "2.11.11", "--mode", "single", "--fail-on", fail_on)
     capsys.readouterr()
     assert code == expected
 
@@ -229,10 +229,15 @@ def _changed_demo(tmp_path: Path) -> str:
     return str(path)
 
 
-def _plan(capsys: pytest.CaptureFixture[str], tmp_path: Path, *targets: str) -> str:
+def _plan(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    *targets: str,
+    mode: str = "cluster",
+) -> str:
     path = tmp_path / "plan.json"
     args = [arg for target in targets for arg in ("--target", target)]
-    _check(DEMO, *args, "--plan-out", str(path))
+    _check(DEMO, *args, "--mode", mode, "--plan-out", str(path))
     capsys.readouterr()
     return str(path)
 
@@ -254,7 +259,7 @@ def test_verify_plan_on_a_changed_inventory(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     """--verify-plan exits 1 and lists the verdict that changed, with a note on stderr."""
-    plan = _plan(capsys, tmp_path, "2.11.11")
+    plan = _plan(capsys, tmp_path, "2.11.11", mode="single")
     digest = json.loads((tmp_path / "plan.json").read_text(encoding="utf-8"))["digest"]
     code = _check("--verify-plan", plan, _changed_demo(tmp_path))
     captured = capsys.readouterr()

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Final
 import pytest
 
 from assetgate.check import check, finding_rules
+from assetgate.errors import CatalogueError
 from assetgate.inventory import Asset
 from assetgate.levels import load_catalogue
 from assetgate.outcomes import ClusterOutcome
@@ -60,18 +61,33 @@ def _fleet() -> list[Asset]:
     ]
 
 
-def test_catalogue_records_the_meta_fact_from_2_12(catalogue: Catalogue) -> None:
-    """levels/ carries the unparsable-meta-entry fact on 2.12 and the lines after it."""
-    facts = {
-        line.line: [r.id for r in line.cluster_outcomes] for line in catalogue.lines
-    }
-    assert facts["2.12"] == ["meta.unparsable_entry"]
-    assert facts["2.15"] == ["meta.unparsable_entry"]
-    rule = catalogue.release_line("2.12").cluster_outcomes[0]
-    assert (rule.when, rule.kinds, rule.outcome) == (
+@pytest.mark.parametrize(
+    ("version", "outcome"),
+    [
+        ("2.10.26", "meta_state_lost"),
+        ("2.11.8", "meta_state_lost"),
+        ("2.11.9", "meta_state_lost"),
+        ("2.11.10", "crash"),
+        ("2.11.11", "crash"),
+        ("2.12.0", "meta_state_lost"),
+        ("2.12.1", "crash"),
+        ("2.12.4", "crash"),
+        ("2.12.5", "meta_state_lost"),
+        ("2.12.6", "meta_unavailable"),
+        ("2.12.8", "meta_unavailable"),
+        ("2.15.1", "meta_unavailable"),
+    ],
+)
+def test_catalogue_records_the_outcome_per_patch(
+    catalogue: Catalogue, version: str, outcome: str
+) -> None:
+    """levels/ says per patch release what an unparsable consumer does to a cluster."""
+    (rule,) = catalogue.server(version).cluster_outcomes
+    assert (rule.id, rule.when, rule.kinds, rule.outcome) == (
+        "meta.unparsable_entry",
         "unloadable",
         ("consumer",),
-        "meta_unavailable",
+        outcome,
     )
 
 
@@ -192,10 +208,25 @@ note = "Synthetic: a release that skips unparsable meta entries."
 def test_later_file_ends_a_fact_by_id(
     levels_copy: Path, rechecksum: Callable[[Path], None]
 ) -> None:
-    """A later release file with the same id and outcome "ok" ends the fact (data only)."""
+    """A later entry with the same id and outcome "ok" ends the fact (data only)."""
     path = levels_copy / "2.15.toml"
     path.write_text(path.read_text(encoding="utf-8") + _ENDS_FACT, encoding="utf-8")
     rechecksum(levels_copy)
     cat = load_catalogue(levels_copy)
-    assert cat.release_line("2.14").cluster_outcomes
-    assert cat.release_line("2.15").cluster_outcomes == ()
+    assert cat.server("2.14.6").cluster_outcomes
+    assert cat.server("2.15.1").cluster_outcomes == ()
+
+
+def test_outcome_from_outside_its_line_is_refused(
+    levels_copy: Path, rechecksum: Callable[[Path], None]
+) -> None:
+    """A ``from`` patch of another release line is a catalogue problem."""
+    path = levels_copy / "2.15.toml"
+    text = _ENDS_FACT.replace('outcome = "ok"', 'from = "2.14.0"\noutcome = "ok"')
+    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+    rechecksum(levels_copy)
+    with pytest.raises(CatalogueError) as info:
+        load_catalogue(levels_copy)
+    assert info.value.problems == [
+        "2.15.toml: cluster outcome 'meta.unparsable_entry': from '2.14.0' is not in this line"
+    ]
