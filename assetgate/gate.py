@@ -87,6 +87,8 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True):
         own_state: for ``unavailable``: the state the asset would have if its
             cluster's JetStream were up; ``None`` otherwise.
         own_reason: the reason that goes with ``own_state``.
+        replicas: the asset's effective replica count as the target reads it (a
+            consumer's ``num_replicas``, else its stream's); ``None`` when unknown.
     """
 
     source: str
@@ -107,6 +109,7 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True):
     accepted: str | None = None
     own_state: State | None = None
     own_reason: str | None = None
+    replicas: int | None = None
 
 
 class Judged(msgspec.Struct, frozen=True, kw_only=True):
@@ -193,6 +196,7 @@ def settle(
     verdicts: list[Verdict] = []
     stream_state: State | None = None
     stream_reason: str | None = None
+    stream_replicas = None if stream is None else stream.verdict.replicas
     if stream is not None:
         head = stream.verdict
         stream_state, stream_reason = head.state, head.reason
@@ -208,6 +212,8 @@ def settle(
         verdicts.append(head)
     for judged in consumers:
         verdict = judged.verdict
+        if verdict.replicas is None and stream_replicas is not None:
+            verdict = msgspec.structs.replace(verdict, replicas=stream_replicas)
         if verdict.state in {"online", "degraded"} and stream_state not in {
             "online",
             "degraded",
@@ -313,7 +319,20 @@ def _verdict(
         unknown_fields=decoded.unknown_fields,
         dropped_fields=decoded.dropped_fields if state == "degraded" else (),
         drift=_drift(stamped, required, profile),
+        replicas=_replicas(decoded, asset.kind),
     )
+
+
+def _replicas(decoded: Decoded, kind: str) -> int | None:
+    """``num_replicas`` as configured; a stream's 0 means 1, a consumer's its stream's."""
+    if decoded.config is None:
+        return None
+    value = getattr(decoded.config, "num_replicas", None)
+    if not isinstance(value, int):
+        return None
+    if kind == "stream":
+        return max(value, 1)
+    return value or None
 
 
 class _MetadataView(msgspec.Struct):

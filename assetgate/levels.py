@@ -108,7 +108,9 @@ class _HazardSpec(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 class _OutcomeSpec(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     id: str
     first: str | None = msgspec.field(default=None, name="from")
-    when: Literal["unloadable"]
+    when: Literal["unloadable", "dropped"]
+    field: str | None = None
+    replicated: bool = False
     kinds: list[AssetKind]
     outcome: Outcome
     reason: str = ""
@@ -231,8 +233,11 @@ class ClusterOutcomeRule(msgspec.Struct, frozen=True, kw_only=True):
     Attributes:
         id: the fact's name; a later release file with the same id replaces it
             (``outcome = "ok"`` ends it).
-        when: the asset's own cluster-mode verdict that triggers it (``unloadable``:
-            even the lenient decode fails, so the meta layer cannot apply its entry).
+        when: what in the asset's own cluster-mode verdict triggers it:
+            ``unloadable`` (even the lenient decode fails, so the meta layer cannot
+            apply its entry) or ``dropped`` (the target drops ``field``, set non-zero).
+        field: for ``dropped``: the top-level config field.
+        replicated: only assets with more than one replica (a raft group) trigger it.
         kinds: the asset kinds it applies to.
         outcome: ``crash`` (every node panics or exits), ``meta_unavailable`` (no meta
             leader: every JetStream API request gets 503) or ``meta_state_lost`` (the
@@ -248,7 +253,9 @@ class ClusterOutcomeRule(msgspec.Struct, frozen=True, kw_only=True):
     """
 
     id: str
-    when: Literal["unloadable"]
+    when: Literal["unloadable", "dropped"]
+    field: str | None
+    replicated: bool
     kinds: tuple[AssetKind, ...]
     outcome: Outcome
     reason: str
@@ -764,6 +771,9 @@ class _Fold:
             if not spec.kinds:
                 self.problems.append(f"{where}: no kinds")
                 continue
+            if (spec.when == "dropped") != (spec.field is not None):
+                self.problems.append(f'{where}: field goes with when = "dropped" only')
+                continue
             if spec.outcome != "ok" and not (spec.reason and spec.asset_reason):
                 self.problems.append(f"{where}: no reason or asset_reason text")
                 continue
@@ -771,6 +781,8 @@ class _Fold:
                 ClusterOutcomeRule(
                     id=spec.id,
                     when=spec.when,
+                    field=spec.field,
+                    replicated=spec.replicated,
                     kinds=tuple(spec.kinds),
                     outcome=spec.outcome,
                     reason=spec.reason,

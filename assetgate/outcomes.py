@@ -65,7 +65,13 @@ def _ident(verdict: Verdict) -> str:
 
 
 def _matches(rule: ClusterOutcomeRule, verdict: Verdict) -> bool:
-    return verdict.kind in rule.kinds and verdict.state == rule.when
+    if verdict.kind not in rule.kinds:
+        return False
+    if rule.replicated and (verdict.replicas or 1) < 2:  # noqa: PLR2004 - a raft group
+        return False
+    if rule.when == "dropped":
+        return rule.field in verdict.dropped_fields
+    return verdict.state == rule.when
 
 
 def cluster_outcomes(

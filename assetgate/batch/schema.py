@@ -89,6 +89,7 @@ VERDICT: Final = StructType(
         ("accepted", _TEXT),
         ("own_state", _TEXT),
         ("own_reason", _TEXT),
+        ("replicas", IntegerType()),
         ("source_file", _TEXT),
         ("line", LongType()),
         ("_duplicate", BooleanType()),

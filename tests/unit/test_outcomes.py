@@ -82,7 +82,8 @@ def test_catalogue_records_the_outcome_per_patch(
     catalogue: Catalogue, version: str, outcome: str
 ) -> None:
     """levels/ says per patch release what an unparsable consumer does to a cluster."""
-    (rule,) = catalogue.server(version).cluster_outcomes
+    rules = catalogue.server(version).cluster_outcomes
+    (rule,) = [r for r in rules if r.id == "meta.unparsable_entry"]
     assert (rule.id, rule.when, rule.kinds, rule.outcome) == (
         "meta.unparsable_entry",
         "unloadable",
@@ -230,3 +231,30 @@ def test_outcome_from_outside_its_line_is_refused(
     assert info.value.problems == [
         "2.15.toml: cluster outcome 'meta.unparsable_entry': from '2.14.0' is not in this line"
     ]
+
+
+@pytest.mark.parametrize(
+    ("version", "replicas", "outcome"),
+    [
+        ("2.10.26", 3, "crash"),
+        ("2.11.8", 3, "crash"),
+        ("2.11.8", 1, "ok"),
+        ("2.11.9", 3, "ok"),
+        ("2.12.8", 3, "ok"),
+    ],
+)
+def test_replicated_sourcing_consumer_crashes_lenient_lines(
+    catalogue: Catalogue, version: str, replicas: int, outcome: str
+) -> None:
+    """An R3 ``sourcing`` consumer panics 2.10-2.11.8 clusters (raft op 18); R1 does not."""
+    stream = _asset("C1", "H", num_replicas=replicas)
+    consumer = _asset("C1", "H", "C", sourcing=True)
+    report = check([stream, consumer], target=version, catalogue=catalogue)
+    (cluster,) = report.clusters
+    assert cluster.outcome == outcome
+    if outcome == "crash":
+        assert (
+            cluster.reason == "panic: JetStream Cluster Unknown group entry op type: 18"
+        )
+        assert cluster.assets == ("C1/$G/H/C",)
+        assert cluster.facts == ("raft.sourcing_consumer_op",)
