@@ -56,6 +56,7 @@ __all__ = [
     "pull_monitor",
     "pull_system",
     "redact",
+    "strip_dynamic",
     "write_records",
 ]
 
@@ -144,7 +145,7 @@ def write_records(records: Iterable[dict[str, Any]], path: Path | None) -> str:
     return text
 
 
-def _strip_dynamic(config: object) -> object:
+def strip_dynamic(config: object) -> object:
     """``config`` without the per-response ``_nats.ver``/``_nats.level`` metadata."""
     if not isinstance(config, dict):
         return config
@@ -177,7 +178,7 @@ def _record(
         "kind": kind,
         "stream": stream,
         "name": name,
-        "config": _strip_dynamic(config),
+        "config": strip_dynamic(config),
         "created": created,
         "observed_state": state,
         "observed_reason": reason,
@@ -232,10 +233,12 @@ async def _connect(url: str, auth: Auth, request_s: float) -> NatsClient:
     options.update({key: value for key, value in given.items() if value is not None})
     nc = NatsClient()
     try:
-        await nc.connect(**options)
+        # bounded: nats-py can wait forever on a TLS handshake that fails
+        await asyncio.wait_for(nc.connect(**options), timeout=request_s * 2)
     except Exception as exc:  # noqa: BLE001 - nats-py raises several unrelated types
         with contextlib.suppress(Exception):  # release the half-open socket
-            await nc.close()
+            # bounded too: after a failed TLS handshake close() never returns
+            await asyncio.wait_for(nc.close(), timeout=1.0)
         text = " ".join([str(exc), *errors]).lower()
         if "authorization" in text or "authentication" in text:
             msg = f"authorization failed at {redact(url)}: check the credentials"

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Final
 import pytest
 
 from assetgate.cli import main
-from assetgate.pull import Auth, pull_account, pull_monitor, pull_system
+from assetgate.pull import Auth, PullError, pull_account, pull_monitor, pull_system
 from tests.support.natscluster import NatsCluster
 from tests.support.natsserver import Client, NatsServer
 
@@ -175,3 +175,33 @@ def test_pulled_fleet_agrees_with_itself_at_its_observed_versions(
     printed = capsys.readouterr().out
     assert code == 0, printed
     assert f"{len(EXPECTED)} of {len(EXPECTED)} observed assets agree" in printed
+
+
+TOKEN: Final = "tok-3f9a-secret"  # noqa: S105 - a test server's token
+WRONG_TOKEN: Final = "wrong-token-x"  # noqa: S105 - a token the server refuses
+
+
+def test_pull_over_tls_with_a_token(tmp_path: Path) -> None:
+    """TLS (server cert from a test CA) and token auth; a wrong token is refused."""
+    import trustme
+
+    ca = trustme.CA()
+    cert = ca.issue_cert("127.0.0.1")
+    ca_file, cert_file = tmp_path / "ca.pem", tmp_path / "server.pem"
+    ca.cert_pem.write_to_path(str(ca_file))
+    cert.private_key_and_cert_chain_pem.write_to_path(str(cert_file))
+    config = (
+        f"tls {{ cert_file: {json.dumps(str(cert_file))}, "
+        f"key_file: {json.dumps(str(cert_file))} }}\n"
+        f'authorization {{ token: "{TOKEN}" }}'
+    )
+    with NatsServer("2.12.8", tmp_path / "store", extra_config=config) as server:
+        auth = Auth(token=TOKEN, tls_ca=str(ca_file))
+        result = pull_account(server.url, auth)
+        assert (result.problems, result.assets) == ([], 0)
+        assert result.records[0]["kind"] == "server"
+        with pytest.raises(PullError, match="authorization failed") as info:
+            pull_account(server.url, Auth(token=WRONG_TOKEN, tls_ca=str(ca_file)))
+        assert WRONG_TOKEN not in str(info.value)
+        with pytest.raises(PullError, match="cannot connect"):  # no CA: untrusted cert
+            pull_account(server.url, Auth(token=TOKEN))

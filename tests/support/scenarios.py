@@ -30,6 +30,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Final
 
 from assetgate.inventory import Asset
+from assetgate.observed import dropped_paths
+from assetgate.pull import strip_dynamic
 from tests.support.natsserver import Client, NatsServer, NatsServerError, raw_request
 
 if TYPE_CHECKING:
@@ -69,7 +71,6 @@ NEWEST: Final = "2.15.1"
 OLDEST: Final = "2.10.26"
 FORGED_LEVEL: Final = "6"
 LEVEL_KEY: Final = "_nats.req.level"
-DYNAMIC_KEYS: Final = ("_nats.ver", "_nats.level")
 
 # Request timeout; replies about offline assets come after a 500 ms delay.
 REQUEST_TIMEOUT_S: Final = 5.0
@@ -519,16 +520,9 @@ def _paged(url: str, subject: str, items: str) -> tuple[list[Any], dict[str, str
 
 def _strip_dynamic(config: dict[str, Any]) -> dict[str, Any]:
     """Return ``config`` without the per-response ``_nats.ver``/``_nats.level``."""
-    metadata = config.get("metadata")
-    if not isinstance(metadata, dict):
-        return config
-    kept = {k: v for k, v in metadata.items() if k not in DYNAMIC_KEYS}
-    out = dict(config)
-    if kept:
-        out["metadata"] = kept
-    else:
-        del out["metadata"]
-    return out
+    stripped = strip_dynamic(config)
+    assert isinstance(stripped, dict)
+    return stripped
 
 
 def _record(
@@ -579,32 +573,6 @@ def write_jsonl(records: Iterable[dict[str, Any]], path: Path) -> None:
 
 # --------------------------------------------------------------------------
 # Observing what a server did
-
-
-def _is_zero(value: Any) -> bool:
-    """Return whether a JSON value is a zero value (dropping it loses nothing)."""
-    return value is None or value is False or value in (0, "", [], {})
-
-
-def dropped_paths(stored: Any, seen: Any, path: str = "") -> list[str]:
-    """Return the paths of non-zero stored fields that are absent from ``seen``.
-
-    Objects are compared key by key (recursing into keys present on both sides),
-    arrays element by element; paths are written like ``sources[0].consumer``.
-    """
-    out: list[str] = []
-    if isinstance(stored, dict) and isinstance(seen, dict):
-        for key, value in stored.items():
-            where = f"{path}.{key}" if path else key
-            if key not in seen:
-                if not _is_zero(value):
-                    out.append(where)
-            else:
-                out.extend(dropped_paths(value, seen[key], where))
-    elif isinstance(stored, list) and isinstance(seen, list):
-        for index, (left, right) in enumerate(zip(stored, seen, strict=False)):
-            out.extend(dropped_paths(left, right, f"{path}[{index}]"))
-    return out
 
 
 def _error_of(reply: dict[str, Any]) -> tuple[int, str] | None:
