@@ -198,7 +198,7 @@ def test_whole_cluster_outcome_matches_real_cluster(
             for v in case.report.assets
         ]
     fidelity.record(
-        scenario=f"2.15.1 cluster with a {poison} consumer rolled back (whole-cluster outcome)",
+        scenario=f"2.15.1 cluster, {poison} consumer, rolled back (outcome)",
         release=target,
         mode="cluster",
         comparisons=comparisons,

@@ -147,7 +147,17 @@ def test_prediction_matches_real_server(
     verdict = store.predicted(version)[key]
     seen = store.observed(version).get(key, ("missing", "not observed"))
     predicted = (verdict.state, verdict.reason, verdict.dropped_fields)
-    assert agrees(verdict, seen), (
+    agree = agrees(verdict, seen)
+    fidelity.record_one(
+        scenario="2.15.1 feature store opened by the release (INFO)",
+        release=version,
+        mode="single",
+        verdict=verdict,
+        seen=seen,
+        agree=agree,
+        known=KNOWN_DISAGREEMENTS.get((version, key[2])),
+    )
+    assert agree, (
         f"{version} {key[0]} {key[1]}/{key[2]}: predicted {predicted!r}, "
         f"observed {seen!r}"
     )
@@ -167,7 +177,7 @@ def test_pull_and_compare_observed_agree(store: FeatureStore, version: str) -> N
     report = check(assets, target=version, mode="single", catalogue=store.catalogue)
     comparisons = compare_observed(report, assets, _pulled_observations(result))
     fidelity.record(
-        scenario="2.15.1 feature store opened by the release",
+        scenario="2.15.1 feature store opened by the release (pull)",
         release=version,
         mode="single",
         comparisons=comparisons,
@@ -213,7 +223,7 @@ def test_upgrade_from_2_10_agrees(
     report = check(assets, target=version, mode="single", catalogue=catalogue)
     comparisons = compare_observed(report, assets, _pulled_observations(result))
     fidelity.record(
-        scenario="2.10.26 store opened by the release (upgrade)",
+        scenario="2.10.26 store opened by the release, upgrade (pull)",
         release=version,
         mode="single",
         comparisons=comparisons,

