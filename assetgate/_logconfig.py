@@ -10,6 +10,10 @@ import structlog
 __all__ = ["configure_logging"]
 
 
+def _stderr_logger(*_args: object) -> structlog.PrintLogger:
+    return structlog.PrintLogger(file=sys.stderr)
+
+
 def configure_logging(*, json: bool) -> None:
     """Send structlog events to stderr, as JSON lines or readable console lines."""
     renderer: structlog.typing.Processor = (
@@ -24,6 +28,8 @@ def configure_logging(*, json: bool) -> None:
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        # sys.stderr as it is when a line is written (not when configured): the CLI
+        # may be run in-process (tests, embedding) with stderr swapped in between
+        logger_factory=_stderr_logger,
         cache_logger_on_first_use=False,
     )

@@ -400,3 +400,22 @@ def test_levels_text(capsys: pytest.CaptureFixture[str]) -> None:
     code = main([*_LEVELS, "levels"])
     out = capsys.readouterr().out
     assert (code, "stream.allow_batched->4" in out) == (0, True)
+
+
+def test_logging_follows_the_current_stderr(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After an in-process CLI run, log lines go to today's stderr, not a closed one."""
+    import io
+
+    import structlog
+
+    from assetgate._logconfig import configure_logging
+
+    swapped = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", swapped)
+    configure_logging(json=True)
+    structlog.get_logger("t").info("first")
+    swapped.close()
+    later = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", later)
+    structlog.get_logger("t").info("second")
+    assert '"event": "second"' in later.getvalue()
