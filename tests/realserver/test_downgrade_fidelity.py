@@ -36,6 +36,7 @@ from tests.support.scenarios import (
     agrees,
     build_feature_store,
     build_plain_store,
+    build_template_store,
     feature_asset_keys,
     observe,
     record_asset,
@@ -230,3 +231,43 @@ def test_upgrade_from_2_10_agrees(
     )
     assert [c.asset for c in comparisons if c.agree is not True] == []
     assert len(comparisons) == len(inventory)
+
+
+@pytest.fixture(scope="module")
+def template_store(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, list[dict[str, Any]]]:
+    """2.12.8: a template-owned stream and a restored stream without a stamp."""
+    base = tmp_path_factory.mktemp("template")
+    return base, build_template_store(base / "store")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_template_and_restored_streams_agree(
+    template_store: tuple[Path, list[dict[str, Any]]],
+    version: str,
+    catalogue: Catalogue,
+) -> None:
+    """Template-owned and unstamped streams written by 2.12.8, opened by each release."""
+    base, inventory = template_store
+    assert sorted(r["name"] for r in inventory) == ["S_RESTORED", "tpl_x"]
+    store = base / version / "store"
+    shutil.copytree(base / "store", store)
+    with NatsServer(version, store) as server:
+        result = pull_account(server.url, timeout=3.0)
+    assets = [
+        record_asset(r, f"template-store:{i}") for i, r in enumerate(inventory, 1)
+    ]
+    report = check(assets, target=version, mode="single", catalogue=catalogue)
+    comparisons = compare_observed(report, assets, _pulled_observations(result))
+    fidelity.record(
+        scenario="2.12.8 template-owned and restored unstamped streams (pull)",
+        release=version,
+        mode="single",
+        comparisons=comparisons,
+    )
+    assert [
+        (c.asset, c.predicted_state, c.observed_state, c.observed_reason)
+        for c in comparisons
+        if c.agree is not True
+    ] == []

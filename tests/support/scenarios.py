@@ -55,6 +55,7 @@ __all__ = [
     "agrees",
     "build_feature_store",
     "build_plain_store",
+    "build_template_store",
     "capture_inventory",
     "dropped_paths",
     "feature_asset_keys",
@@ -64,6 +65,7 @@ __all__ = [
     "observe",
     "record_asset",
     "record_key",
+    "strip_level_on_disk",
     "write_jsonl",
 ]
 
@@ -454,6 +456,74 @@ def forge_level_on_disk(
     meta = meta.replace(needle, forged)
     meta_path.write_bytes(meta)
     sum_path.write_text(meta_checksum(key_text, meta), encoding="ascii")
+
+
+def strip_level_on_disk(store_dir: Path, stream: str) -> None:
+    """Remove a stream's stored ``_nats.req.level`` (a restore from an unstamped backup).
+
+    Rewrites ``meta.inf`` without the key (same JSON otherwise, compact) and its
+    ``meta.sum``; the server must be stopped.
+
+    Raises:
+        ValueError: the checksum does not verify before the edit, or there is no stamp.
+    """
+    directory = _stream_dir(store_dir, stream)
+    meta_path, sum_path = directory / "meta.inf", directory / "meta.sum"
+    meta = meta_path.read_bytes()
+    if sum_path.read_text(encoding="ascii") != meta_checksum(stream, meta):
+        raise ValueError(f"{sum_path}: checksum does not verify before the edit")
+    stored = json.loads(meta)
+    config = stored.get("config", stored)
+    if LEVEL_KEY not in config.get("metadata", {}):
+        raise ValueError(f"{meta_path}: no {LEVEL_KEY!r} to remove")
+    del config["metadata"][LEVEL_KEY]
+    if not config["metadata"]:
+        del config["metadata"]
+    meta = json.dumps(stored, separators=(",", ":")).encode()
+    meta_path.write_bytes(meta)
+    sum_path.write_text(meta_checksum(stream, meta), encoding="ascii")
+
+
+TEMPLATE_RELEASE: Final = "2.12.8"
+"""The newest release that still has stream templates (removed in 2.14)."""
+
+
+def build_template_store(store_dir: Path) -> list[dict[str, Any]]:
+    """On 2.12.8: a template-owned stream and a restored (unstamped) TTL stream.
+
+    The template ``T`` (subjects ``tpl.*``) creates stream ``tpl_x`` on the first
+    message to ``tpl.x`` (2.12.8 stores it without any ``_nats.req.level``);
+    ``S_RESTORED`` (``allow_msg_ttl``) is created normally, then its stamp is removed
+    on disk, as a restore from a backup made before 2.11 would leave it. Returns the
+    inventory of what is on disk (server stopped).
+    """
+    with NatsServer(TEMPLATE_RELEASE, store_dir) as server:
+        with Client(server.url, timeout=REQUEST_TIMEOUT_S) as client:
+            template = {"name": "T", "max_streams": 5}
+            template["config"] = {"name": "", "subjects": ["tpl.*"], "storage": "file"}
+            _api(client, "$JS.API.STREAM.TEMPLATE.CREATE.T", template)
+            client.request_msg("tpl.x", b"first")  # the template creates tpl_x
+            restored = {"name": "S_RESTORED", "subjects": ["restored.>"]}
+            _api(
+                client,
+                "$JS.API.STREAM.CREATE.S_RESTORED",
+                {**restored, "allow_msg_ttl": True},
+            )
+        records = capture_inventory(server.url)
+    strip_level_on_disk(store_dir, "S_RESTORED")
+    out: list[dict[str, Any]] = []
+    for record in records:
+        if record["name"] == "S_RESTORED":
+            config = dict(record["config"])
+            metadata = {
+                k: v for k, v in config.get("metadata", {}).items() if k != LEVEL_KEY
+            }
+            config.pop("metadata", None)
+            if metadata:
+                config["metadata"] = metadata
+            record = {**record, "config": config}  # noqa: PLW2901
+        out.append(record)
+    return out
 
 
 def forge_record(record: dict[str, Any], level: str = FORGED_LEVEL) -> dict[str, Any]:
