@@ -210,27 +210,41 @@ def plain_store(
     return base, build_plain_store(base / "store")
 
 
+def _open_pull_compare(
+    base: Path,
+    inventory: list[dict[str, Any]],
+    version: str,
+    catalogue: Catalogue,
+    scenario: str,
+) -> list[str]:
+    """Open a copy of ``base/store`` with ``version``, pull, compare; the disagreements."""
+    store = base / version / "store"
+    shutil.copytree(base / "store", store)
+    with NatsServer(version, store) as server:
+        result = pull_account(server.url, timeout=3.0)
+    assets = [record_asset(r, f"{base.name}:{i}") for i, r in enumerate(inventory, 1)]
+    report = check(assets, target=version, mode="single", catalogue=catalogue)
+    comparisons = compare_observed(report, assets, _pulled_observations(result))
+    fidelity.record(
+        scenario=scenario, release=version, mode="single", comparisons=comparisons
+    )
+    assert len(comparisons) == len(inventory)
+    return [
+        f"{c.asset}: predicted {c.predicted_state} {c.predicted_reason!r}, "
+        f"observed {c.observed_state} {c.observed_reason!r}"
+        for c in comparisons
+        if c.agree is not True
+    ]
+
+
 @pytest.mark.parametrize("version", NEWER)
 def test_upgrade_from_2_10_agrees(
     plain_store: tuple[Path, list[dict[str, Any]]], version: str, catalogue: Catalogue
 ) -> None:
     """Assets written by 2.10.26 load on each newer release as predicted (pulled live)."""
     base, inventory = plain_store
-    store = base / version / "store"
-    shutil.copytree(base / "store", store)
-    with NatsServer(version, store) as server:
-        result = pull_account(server.url, timeout=3.0)
-    assets = [record_asset(r, f"plain-store:{i}") for i, r in enumerate(inventory, 1)]
-    report = check(assets, target=version, mode="single", catalogue=catalogue)
-    comparisons = compare_observed(report, assets, _pulled_observations(result))
-    fidelity.record(
-        scenario="2.10.26 store opened by the release, upgrade (pull)",
-        release=version,
-        mode="single",
-        comparisons=comparisons,
-    )
-    assert [c.asset for c in comparisons if c.agree is not True] == []
-    assert len(comparisons) == len(inventory)
+    scenario = "2.10.26 store opened by the release, upgrade (pull)"
+    assert _open_pull_compare(base, inventory, version, catalogue, scenario) == []
 
 
 @pytest.fixture(scope="module")
@@ -251,23 +265,5 @@ def test_template_and_restored_streams_agree(
     """Template-owned and unstamped streams written by 2.12.8, opened by each release."""
     base, inventory = template_store
     assert sorted(r["name"] for r in inventory) == ["S_RESTORED", "tpl_x"]
-    store = base / version / "store"
-    shutil.copytree(base / "store", store)
-    with NatsServer(version, store) as server:
-        result = pull_account(server.url, timeout=3.0)
-    assets = [
-        record_asset(r, f"template-store:{i}") for i, r in enumerate(inventory, 1)
-    ]
-    report = check(assets, target=version, mode="single", catalogue=catalogue)
-    comparisons = compare_observed(report, assets, _pulled_observations(result))
-    fidelity.record(
-        scenario="2.12.8 template-owned and restored unstamped streams (pull)",
-        release=version,
-        mode="single",
-        comparisons=comparisons,
-    )
-    assert [
-        (c.asset, c.predicted_state, c.observed_state, c.observed_reason)
-        for c in comparisons
-        if c.agree is not True
-    ] == []
+    scenario = "2.12.8 template-owned and restored unstamped streams (pull)"
+    assert _open_pull_compare(base, inventory, version, catalogue, scenario) == []

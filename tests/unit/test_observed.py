@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 
+from assetgate._pull_fleet import _merge, _ServerJsz
 from assetgate.check import check, observed_targets
 from assetgate.inventory import Asset, Ignored, RecordError, read_inventory_bytes
 from assetgate.observed import (
@@ -15,7 +16,7 @@ from assetgate.observed import (
     read_observations,
     render_comparison,
 )
-from assetgate.pull import PullResult, _merge, _ServerJsz, redact
+from assetgate.pull import PullResult, redact
 
 if TYPE_CHECKING:
     from pathlib import Path

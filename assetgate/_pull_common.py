@@ -1,0 +1,222 @@
+"""Shared parts of ``assetgate pull``: credentials, records, the connection.
+
+Records are canonical inventory records (:mod:`assetgate.inventory`) plus what the
+server said about each asset; URLs are shown without user information and no
+credential reaches a record, a log line or an error message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import ssl
+import urllib.parse
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final
+
+import structlog
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from pathlib import Path
+
+    from nats.aio.client import Client as NatsClient
+
+__all__ = [
+    "BACKOFF_S",
+    "DYNAMIC_KEYS",
+    "PAGE_LIMIT",
+    "PROGRESS_EVERY",
+    "RETRIES",
+    "Auth",
+    "PullError",
+    "PullResult",
+    "Where",
+    "connect",
+    "make_record",
+    "redact",
+    "server_record",
+    "strip_dynamic",
+    "write_records",
+]
+
+log = structlog.get_logger("assetgate.pull")
+
+DYNAMIC_KEYS: Final = ("_nats.ver", "_nats.level")
+"""Metadata the server adds to each response (not stored): dropped from configs."""
+PAGE_LIMIT: Final = 100_000  # pages of any list (256 entries each): a bound, not a goal
+RETRIES: Final = 4
+BACKOFF_S: Final = 0.25
+PROGRESS_EVERY: Final = 500
+
+
+class PullError(Exception):
+    """The pull cannot run: no connection, authorization refused, no JetStream."""
+
+
+@dataclass(frozen=True)
+class Auth:
+    """How to authenticate and secure the connection (all optional)."""
+
+    creds: str | None = None
+    user: str | None = None
+    password: str | None = None
+    token: str | None = None
+    tls_ca: str | None = None
+    tls_cert: str | None = None
+    tls_key: str | None = None
+
+    def ssl_context(self) -> ssl.SSLContext | None:
+        """A TLS context when a CA or client certificate is given, else ``None``."""
+        if not (self.tls_ca or self.tls_cert):
+            return None
+        context = ssl.create_default_context(cafile=self.tls_ca)
+        if self.tls_cert:
+            context.load_cert_chain(self.tls_cert, self.tls_key)
+        return context
+
+
+@dataclass
+class PullResult:
+    """Records in canonical form and the problems met on the way (not fatal)."""
+
+    records: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    servers: list[dict[str, str]] = field(default_factory=list)
+
+    @property
+    def assets(self) -> int:
+        """How many stream and consumer records were pulled."""
+        return sum(1 for r in self.records if r["kind"] in {"stream", "consumer"})
+
+
+def redact(url: str) -> str:
+    """A URL without user information (``nats://u:p@h:4222`` -> ``nats://h:4222``)."""
+    parts = urllib.parse.urlsplit(url)
+    if not parts.username and not parts.password:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
+
+
+def write_records(records: Iterable[dict[str, Any]], path: Path | None) -> str:
+    """The records as JSON Lines; written to ``path`` atomically when given."""
+    text = "".join(
+        json.dumps(r, separators=(",", ":"), ensure_ascii=False) + "\n" for r in records
+    )
+    if path is not None:
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    return text
+
+
+def strip_dynamic(config: object) -> object:
+    """``config`` without the per-response ``_nats.ver``/``_nats.level`` metadata."""
+    if not isinstance(config, dict):
+        return config
+    metadata = config.get("metadata")
+    if not isinstance(metadata, dict) or not any(k in metadata for k in DYNAMIC_KEYS):
+        return config
+    kept = {k: v for k, v in metadata.items() if k not in DYNAMIC_KEYS}
+    out = dict(config)
+    if kept:
+        out["metadata"] = kept
+    else:
+        del out["metadata"]
+    return out
+
+
+def make_record(
+    where: Where,
+    kind: str,
+    stream: str,
+    name: str,
+    *,
+    config: object = None,
+    created: object = None,
+    state: str = "online",
+    reason: str | None = None,
+) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "cluster": where.cluster,
+        "account": where.account,
+        "kind": kind,
+        "stream": stream,
+        "name": name,
+        "config": strip_dynamic(config),
+        "created": created,
+        "observed_state": state,
+        "observed_reason": reason,
+        "server_version": where.version,
+    }
+    if where.api_level is not None:
+        record["api_level"] = where.api_level
+    return record
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where records come from: cluster, account, server version and API level."""
+
+    cluster: str
+    account: str
+    version: str | None
+    api_level: int | None = None
+
+
+async def connect(url: str, auth: Auth, request_s: float) -> NatsClient:
+    try:
+        from nats.aio.client import Client as NatsClient
+    except ImportError as exc:  # pragma: no cover - the extra is installed in tests
+        msg = "assetgate pull needs nats-py: pip install 'assetgate[nats]'"
+        raise PullError(msg) from exc
+    errors: list[str] = []
+
+    async def on_error(exc: Exception) -> None:
+        errors.append(str(exc))
+
+    options: dict[str, Any] = {
+        "servers": [url],
+        "connect_timeout": request_s,
+        "allow_reconnect": False,
+        "max_reconnect_attempts": 0,
+        "error_cb": on_error,
+        "name": "assetgate-pull",
+    }
+    given = {
+        "user_credentials": auth.creds,
+        "user": auth.user,
+        "password": auth.password,
+        "token": auth.token,
+        "tls": auth.ssl_context(),
+    }
+    options.update({key: value for key, value in given.items() if value is not None})
+    nc = NatsClient()
+    try:
+        # bounded: nats-py can wait forever on a TLS handshake that fails
+        await asyncio.wait_for(nc.connect(**options), timeout=request_s * 2)
+    except Exception as exc:  # noqa: BLE001 - nats-py raises several unrelated types
+        with contextlib.suppress(Exception):  # release the half-open socket
+            # bounded too: after a failed TLS handshake close() never returns
+            await asyncio.wait_for(nc.close(), timeout=1.0)
+        text = " ".join([str(exc), *errors]).lower()
+        if "authorization" in text or "authentication" in text:
+            msg = f"authorization failed at {redact(url)}: check the credentials"
+        else:
+            msg = f"cannot connect to {redact(url)}: {type(exc).__name__} {exc}".strip()
+        raise PullError(msg) from None
+    return nc
+
+
+def server_record(name: str, cluster: str, version: str | None) -> dict[str, Any]:
+    """Which server was asked (``account``: the only account looked at, if one)."""
+    return {
+        "kind": "server",
+        "cluster": cluster,
+        "name": name,
+        "server_version": version,
+        "account": None,
+    }
