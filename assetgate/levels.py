@@ -239,7 +239,8 @@ class ClusterOutcomeRule(msgspec.Struct, frozen=True, kw_only=True):
         field: for ``dropped``: the top-level config field.
         replicated: only assets with more than one replica (a raft group) trigger it.
         kinds: the asset kinds it applies to.
-        outcome: ``crash`` (every node panics or exits), ``meta_unavailable`` (no meta
+        outcome: ``crash`` (nodes panic and exit; any survivor gets no meta
+            leader), ``meta_unavailable`` (no meta
             leader: every JetStream API request gets 503) or ``meta_state_lost`` (the
             cluster serves but lists no assets).
         reason: the server's own words for it (a log line); ``{error}``,

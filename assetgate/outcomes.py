@@ -45,7 +45,7 @@ class ClusterOutcome(msgspec.Struct, frozen=True, kw_only=True):
         target: the server version the cluster was judged against.
         outcome: ``ok``, ``meta_unavailable`` (no meta leader: every JetStream API
             request answers 503), ``meta_state_lost`` (serves, lists no assets) or
-            ``crash`` (every node panics or exits).
+            ``crash`` (nodes panic and exit; any survivor gets no meta leader).
         reason: the server's own words for it (its log line), ``None`` when ok.
         assets: the assets that cause it (``cluster/account/stream[/consumer]``).
         facts: the catalogue facts (``[[cluster_outcomes]]`` ids) that apply.

@@ -560,7 +560,7 @@ _SARIF_RULES: Final[dict[str, tuple[str, str, str]]] = {
     "crash": (
         "error",
         "Cluster servers crash",
-        "Every node of the cluster panics or exits when it loads the stored state.",
+        "The cluster's nodes panic and exit when they load the stored state; any node left has no meta leader.",
     ),
     "overlap": (
         "error",
