@@ -15,7 +15,9 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
+
+import msgspec
 
 from assetgate._pull_common import (
     BACKOFF_S,
@@ -29,6 +31,7 @@ from assetgate._pull_common import (
     redact,
     server_record,
 )
+from assetgate.inventory import Asset, RecordError, read_records
 from assetgate.version import parse_version
 
 if TYPE_CHECKING:
@@ -52,12 +55,27 @@ _JSZ_QUERY: Final = "accounts=true&streams=true&consumers=true&config=true&limit
 
 @dataclass(frozen=True)
 class _ServerJsz:
-    """One server's /jsz answer, with who it is."""
+    """One server's answer (a ``$SYS`` reply or a ``/jsz`` document), with who it is."""
 
     name: str
     cluster: str
     version: str
-    jsz: dict[str, Any]
+    data: bytes
+
+
+class _ServerInfo(msgspec.Struct):
+    """``ServerInfo`` of a ``$SYS`` reply: who answered (the rest is skipped)."""
+
+    name: str = ""
+    cluster: str = ""
+    ver: str = ""
+
+
+class _Reply(msgspec.Struct):
+    server: _ServerInfo = msgspec.field(default_factory=_ServerInfo)
+
+
+_REPLY: Final = msgspec.json.Decoder(_Reply)
 
 
 def _version_key(text: str) -> tuple[tuple[int, ...], str]:
@@ -69,48 +87,49 @@ def _version_key(text: str) -> tuple[tuple[int, ...], str]:
 
 
 def _merge(views: Sequence[_ServerJsz], result: PullResult) -> None:
-    """One record per asset, from every server's /jsz (replicas merged)."""
-    merged: dict[tuple[str, str, str, str, str], dict[str, Any]] = {}
+    """One record per asset, from every server's answer (replicas merged).
+
+    Each answer is read by the inventory reader (the same rules as for a saved
+    ``/jsz`` document or ``$SYS`` reply: account id, the stream's cluster, else the
+    meta cluster); what it cannot read becomes a problem named after the server.
+    """
+    merged: dict[tuple[str, str, str, str, str], Asset] = {}
     hosts: dict[tuple[str, str, str, str, str], list[_ServerJsz]] = {}
     for view in views:
         result.servers.append(
             {"name": view.name, "cluster": view.cluster, "version": view.version}
         )
-        meta = (view.jsz.get("meta_cluster") or {}).get("name") or view.cluster
-        for account in view.jsz.get("account_details") or ():
-            account_name = str(account.get("id") or account.get("name") or "$G")
-            for detail in account.get("stream_detail") or ():
-                cluster = str((detail.get("cluster") or {}).get("name") or meta or "")
-                stream = str(detail.get("name") or "")
-                where = Where(cluster, account_name, view.version)
-                items = [("stream", stream, detail)]
-                items += [
-                    ("consumer", str(c.get("name") or ""), c)
-                    for c in detail.get("consumer_detail") or ()
-                ]
-                for kind, name, item in items:
-                    key = (cluster, account_name, kind, stream, name)
-                    hosts.setdefault(key, []).append(view)
-                    if key not in merged:
-                        merged[key] = make_record(
-                            where,
-                            kind,
-                            stream,
-                            name,
-                            config=item.get("config"),
-                            created=item.get("created"),
-                        )
+        for entry in read_records(view.data, view.name or "server"):
+            if isinstance(entry, RecordError):
+                result.problems.append(f"server {view.name!r}: {entry.message}")
+            elif isinstance(entry, Asset):
+                key = (
+                    entry.cluster,
+                    entry.account,
+                    entry.kind,
+                    entry.stream,
+                    entry.name,
+                )
+                hosts.setdefault(key, []).append(view)
+                merged.setdefault(key, entry)
     result.records.extend(
         server_record(view.name, view.cluster, view.version) for view in views
     )
-    for key in sorted(merged, key=lambda k: (k[0], k[1], k[3], k[2] != "stream", k[4])):
-        record = merged[key]
-        servers = sorted(hosts[key], key=lambda v: v.name)
-        record["server_version"] = min((v.version for v in servers), key=_version_key)
+    for ident in sorted(
+        merged, key=lambda k: (k[0], k[1], k[3], k[2] != "stream", k[4])
+    ):
+        asset = merged[ident]
+        servers = sorted(hosts[ident], key=lambda v: v.name)
+        version = min((v.version for v in servers), key=_version_key)
+        record = make_record(
+            Where(asset.cluster, asset.account, version),
+            asset.kind,
+            asset.stream,
+            asset.name,
+            config=json.loads(asset.config),
+            created=asset.created,
+        )
         record["servers"] = [v.name for v in servers]
-        if record["config"] is None:
-            record["observed_state"] = "missing"
-            record["observed_reason"] = "no config in /jsz (ask with config=true)"
         result.records.append(record)
 
 
@@ -118,11 +137,11 @@ async def _pull_system(
     url: str, auth: Auth, request_s: float, wait: float, expect: int | None
 ) -> PullResult:
     nc = await connect(url, auth, request_s)
-    replies: list[dict[str, Any]] = []
+    replies: list[bytes] = []
     done = asyncio.Event()
 
     async def on_reply(msg: Msg) -> None:
-        replies.append(json.loads(msg.data))
+        replies.append(msg.data)
         if expect is not None and len(replies) >= expect:
             done.set()
 
@@ -140,23 +159,13 @@ async def _pull_system(
         await nc.close()
     result = PullResult()
     views: list[_ServerJsz] = []
-    for reply in replies:
-        server = reply.get("server") or {}
-        name = str(server.get("name") or "")
-        if isinstance(reply.get("error"), dict):
-            error = reply["error"]
-            result.problems.append(
-                f"server {name!r}: {error.get('code')} {error.get('description')}"
-            )
+    for data in replies:
+        try:
+            server = _REPLY.decode(data).server
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            result.problems.append(f"a server's reply cannot be read: {exc}")
             continue
-        views.append(
-            _ServerJsz(
-                name=name,
-                cluster=str(server.get("cluster") or ""),
-                version=str(server.get("ver") or ""),
-                jsz=reply.get("data") or {},
-            )
-        )
+        views.append(_ServerJsz(server.name, server.cluster, server.ver, data))
     if not views:
         msg = (
             f"no server answered $SYS.REQ.SERVER.PING.JSZ at {redact(url)} within {wait} s "
@@ -190,9 +199,7 @@ def pull_system(
     return asyncio.run(_pull_system(url, auth, timeout, wait, expect_servers))
 
 
-def _get_json(
-    url: str, timeout: float, context: ssl.SSLContext | None
-) -> dict[str, Any]:
+def _get(url: str, timeout: float, context: ssl.SSLContext | None) -> bytes:
     last = ""
     for attempt in range(RETRIES + 1):
         if attempt:
@@ -201,7 +208,7 @@ def _get_json(
             # http(s) only: pull_monitor checks the scheme
             opened = urllib.request.urlopen(url, timeout=timeout, context=context)  # noqa: S310
             with opened as response:
-                data: dict[str, Any] = json.loads(response.read())
+                data: bytes = response.read()
                 return data
         except urllib.error.HTTPError as exc:
             if exc.code < _SERVER_ERROR:
@@ -230,14 +237,14 @@ def pull_monitor(
         if urllib.parse.urlsplit(base).scheme not in {"http", "https"}:
             msg = f"--monitor needs an http(s) URL, got {redact(url)!r}"
             raise PullError(msg)
-        varz = _get_json(f"{base}/varz", timeout, context)
-        jsz = _get_json(f"{base}/jsz?{_JSZ_QUERY}", timeout, context)
+        varz = json.loads(_get(f"{base}/varz", timeout, context))
+        jsz = _get(f"{base}/jsz?{_JSZ_QUERY}", timeout, context)
         views.append(
             _ServerJsz(
                 name=str(varz.get("server_name") or ""),
                 cluster=str((varz.get("cluster") or {}).get("name") or ""),
                 version=str(varz.get("version") or ""),
-                jsz=jsz,
+                data=jsz,
             )
         )
     result = PullResult()

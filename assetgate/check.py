@@ -18,7 +18,16 @@ from typing import TYPE_CHECKING, Final
 import msgspec
 
 from assetgate._parallel import asset_hash, judge_files
-from assetgate.gate import STATES, Judged, Mode, Verdict, judge, settle, untargeted
+from assetgate.gate import (
+    STATES,
+    Judged,
+    Mode,
+    Verdict,
+    asset_id,
+    judge,
+    settle,
+    untargeted,
+)
 from assetgate.inventory import Asset, Ignored, RecordError, read_inventory
 from assetgate.levels import Catalogue, ServerProfile, load_catalogue
 from assetgate.outcomes import ClusterOutcome, cluster_outcomes
@@ -481,12 +490,6 @@ def parse_accept(item: str) -> tuple[str, str]:
         msg = f"invalid acceptance: {item!r} (use RULE:ASSET, RULE one of {allowed})"
         raise ValueError(msg)
     return rule, pattern
-
-
-def asset_id(verdict: Verdict) -> str:
-    """``cluster/account/stream`` or ``cluster/account/stream/consumer``."""
-    base = f"{verdict.cluster}/{verdict.account}/{verdict.stream}"
-    return base if verdict.kind == "stream" else f"{base}/{verdict.name}"
 
 
 def apply_acceptances(

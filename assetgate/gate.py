@@ -40,6 +40,7 @@ __all__ = [
     "Mode",
     "State",
     "Verdict",
+    "asset_id",
     "classify_stream",
     "decode_stored",
     "judge",
@@ -122,6 +123,12 @@ class Judged(msgspec.Struct, frozen=True, kw_only=True):
 
     verdict: Verdict
     subjects: tuple[str, ...] = ()
+
+
+def asset_id(verdict: Verdict) -> str:
+    """``cluster/account/stream`` or ``cluster/account/stream/consumer``."""
+    base = f"{verdict.cluster}/{verdict.account}/{verdict.stream}"
+    return base if verdict.kind == "stream" else f"{base}/{verdict.name}"
 
 
 def untargeted(asset: Asset) -> RecordError:

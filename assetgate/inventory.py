@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_DOCUMENT_BYTES",
     "MAX_LINE_BYTES",
+    "TRANSIENT_ERR_CODES",
     "Asset",
     "Ignored",
     "InventoryEntry",
@@ -140,7 +141,7 @@ _NAMES_TYPES: Final = frozenset(
 _UNSUPPORTED_ERR_CODES: Final = frozenset({10194, 10195})
 # JSClusterNotAvailErr, JSStreamOfflineErr, JSConsumerOfflineErr: peers or the meta
 # leader are away; asking again later can succeed.
-_TRANSIENT_ERR_CODES: Final = frozenset({10008, 10118, 10119})
+TRANSIENT_ERR_CODES: Final = frozenset({10008, 10118, 10119})
 _TRANSIENT_ERRNOS: Final = frozenset(
     {
         errno.EIO,
@@ -848,7 +849,7 @@ def _api_error(
     return RecordError(
         source=source,
         message=message,
-        retriable=error.err_code in _TRANSIENT_ERR_CODES,
+        retriable=error.err_code in TRANSIENT_ERR_CODES,
     )
 
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Final
 
 import msgspec
 
-from assetgate.check import asset_id
+from assetgate.gate import asset_id
 from assetgate.report import escape_markdown, escape_terminal
 
 if TYPE_CHECKING:

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Final
 
 import msgspec
 
+from assetgate.gate import asset_id
+
 # msgspec reads the Struct annotations at runtime
 from assetgate.levels import Outcome  # noqa: TC001
 
@@ -57,11 +59,6 @@ class ClusterOutcome(msgspec.Struct, frozen=True, kw_only=True):
     reason: str | None = None
     assets: tuple[str, ...] = ()
     facts: tuple[str, ...] = ()
-
-
-def _ident(verdict: Verdict) -> str:
-    base = f"{verdict.cluster}/{verdict.account}/{verdict.stream}"
-    return base if verdict.kind == "stream" else f"{base}/{verdict.name}"
 
 
 def _matches(rule: ClusterOutcomeRule, verdict: Verdict) -> bool:
@@ -112,7 +109,7 @@ def cluster_outcomes(
                     stream=first.stream,
                     name=first.name,
                 ),
-                assets=tuple(dict.fromkeys(_ident(v) for _, v in causes)),
+                assets=tuple(dict.fromkeys(asset_id(v) for _, v in causes)),
                 facts=tuple(dict.fromkeys(rule.id for rule, _ in causes)),
             )
         )

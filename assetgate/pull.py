@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from assetgate._pull_common import (
     BACKOFF_S,
@@ -48,6 +48,7 @@ from assetgate._pull_common import (
     write_records,
 )
 from assetgate._pull_fleet import pull_monitor, pull_system
+from assetgate.inventory import TRANSIENT_ERR_CODES
 
 if TYPE_CHECKING:
     from nats.aio.client import Client as NatsClient
@@ -64,14 +65,17 @@ __all__ = [
     "write_records",
 ]
 
-_UNAVAILABLE: Final = (
-    10008  # JSClusterNotAvailErr: "JetStream system temporarily unavailable"
-)
-_TRANSIENT: Final = frozenset({_UNAVAILABLE, 10118, 10119})
-
 
 class _Unavailable(Exception):
-    """The JetStream API kept answering 503/10008 (or nothing) after the retries."""
+    """The JetStream API kept answering 503/10008 (or nothing) after the retries.
+
+    ``reason`` is the server's last error description, or ``no reply`` with the
+    client's error when nothing answered.
+    """
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(detail)
+        self.reason = reason
 
 
 async def _request(
@@ -82,22 +86,23 @@ async def _request(
     from nats.errors import TimeoutError as NatsTimeout
 
     payload = b"" if body is None else json.dumps(body).encode()
-    last = "no reply"
+    reason = detail = "no reply"
     for attempt in range(RETRIES + 1):
         if attempt:
             await asyncio.sleep(BACKOFF_S * 2 ** (attempt - 1))
         try:
             msg = await nc.request(subject, payload, timeout=request_s)
         except (NatsTimeout, NoRespondersError) as exc:
-            last = type(exc).__name__
+            reason = detail = f"no reply: {type(exc).__name__}"
             continue
         reply: dict[str, Any] = json.loads(msg.data)
         error = reply.get("error")
-        if isinstance(error, dict) and error.get("err_code") in _TRANSIENT:
-            last = f"{error.get('code')} {error.get('err_code')} {error.get('description')}"
+        if isinstance(error, dict) and error.get("err_code") in TRANSIENT_ERR_CODES:
+            reason = str(error.get("description"))
+            detail = f"{error.get('code')} {error.get('err_code')} {reason}"
             continue
         return reply
-    raise _Unavailable(last)
+    raise _Unavailable(reason, detail)
 
 
 async def _paged(
@@ -175,7 +180,7 @@ async def _pull_account(
             )
             await _collect_account(nc, where, request_s, result)
         except _Unavailable as exc:
-            result.records.append(_unavailable(where, str(exc)))
+            result.records.append(_unavailable(where, exc.reason))
             result.problems.append(
                 f"the JetStream API of {redact(url)} stayed unavailable ({exc})"
             )
@@ -184,9 +189,8 @@ async def _pull_account(
     return result
 
 
-def _unavailable(where: Where, last: str) -> dict[str, Any]:
+def _unavailable(where: Where, reason: str) -> dict[str, Any]:
     """The whole-cluster observation: no JetStream API answer after the retries."""
-    reason = last.split(" ", 2)[2] if last.startswith("503 10008 ") else last
     return {
         "cluster": where.cluster,
         "account": where.account,

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Final
 import pytest
 
 from assetgate.check import check
+from assetgate.gate import asset_id
 from assetgate.observed import Comparison, Observations, compare_observed
 from assetgate.pull import pull_account
 from tests.support import fidelity
@@ -193,8 +194,7 @@ def test_whole_cluster_outcome_matches_real_cluster(
     else:  # nothing answers: every asset is unavailable as predicted
         comparisons = [
             Comparison(
-                asset=f"{CLUSTER}/$G/{v.stream}"
-                + ("" if v.kind == "stream" else f"/{v.name}"),
+                asset=asset_id(v),
                 predicted_state=v.state,
                 predicted_reason=v.reason,
                 observed_state="unavailable",

@@ -19,7 +19,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from assetgate.check import asset_id
+from assetgate.gate import asset_id
 from assetgate.observed import Comparison
 
 if TYPE_CHECKING:

@@ -181,8 +181,8 @@ def test_redact_removes_user_information() -> None:
 def test_merge_keeps_one_record_per_asset_and_the_lowest_version() -> None:
     """Replicas reported by several servers become one record listing its hosts."""
 
-    def jsz(config: dict[str, Any]) -> dict[str, Any]:
-        return {
+    def jsz(config: dict[str, Any]) -> bytes:
+        document = {
             "meta_cluster": {"name": "C1"},
             "account_details": [
                 {
@@ -193,10 +193,11 @@ def test_merge_keeps_one_record_per_asset_and_the_lowest_version() -> None:
                 }
             ],
         }
+        return json.dumps(document).encode()
 
     views = [
-        _ServerJsz(name="n2", cluster="C1", version="2.12.8", jsz=jsz({"name": "S"})),
-        _ServerJsz(name="n1", cluster="C1", version="2.11.11", jsz=jsz({"name": "S"})),
+        _ServerJsz(name="n2", cluster="C1", version="2.12.8", data=jsz({"name": "S"})),
+        _ServerJsz(name="n1", cluster="C1", version="2.11.11", data=jsz({"name": "S"})),
     ]
     result = PullResult()
     _merge(views, result)
