@@ -134,15 +134,19 @@ def run_check(args: argparse.Namespace, catalogue: Catalogue) -> int:
         return _verify(plan, make_plan(report))
     if compare:
         return _compare(args, report, [r for r in inventory if isinstance(r, Asset)])
-    text = render(report, ReportFormat(args.format))
-    if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
+    _emit(args, render(report, ReportFormat(args.format)))
     if args.plan_out:
         encoded = msgspec.json.encode(make_plan(report), order="deterministic")
         Path(args.plan_out).write_bytes(msgspec.json.format(encoded, indent=2) + b"\n")
     return 1 if finding_rules(report, fail_on) else 0
+
+
+def _emit(args: argparse.Namespace, text: str) -> None:
+    """Write a report to ``--output`` or stdout."""
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
 
 
 def _compare(args: argparse.Namespace, report: Report, assets: list[Asset]) -> int:
@@ -156,11 +160,7 @@ def _compare(args: argparse.Namespace, report: Report, assets: list[Asset]) -> i
     for error in seen.errors:
         print(f"assetgate: observation skipped: {error}", file=sys.stderr)
     comparisons = compare_observed(report, assets, seen)
-    text = render_comparison(comparisons, args.format)
-    if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
+    _emit(args, render_comparison(comparisons, args.format))
     observed = [c for c in comparisons if c.agree is not None]
     if not observed:
         print("assetgate: no asset of the inventory was observed", file=sys.stderr)

@@ -247,6 +247,12 @@ def _cluster_name(outcome: ClusterOutcome) -> str:
     return outcome.cluster or "(unnamed cluster)"
 
 
+def _own_text(verdict: Verdict) -> str:
+    """What an ``unavailable`` asset would be with its cluster up."""
+    reason = f": {verdict.own_reason}" if verdict.own_reason is not None else ""
+    return f"with its cluster up: {verdict.own_state}{reason}"
+
+
 def _verdict_line(report: Report) -> str:
     down = _down(report)
     if down:
@@ -392,10 +398,7 @@ def _text_asset(verdict: Verdict, report: Report) -> list[str]:
     if verdict.drift is not None:
         lines.append(f"      {verdict.drift}: {esc(_drift_text(verdict))}")
     if verdict.own_state is not None:
-        own: str = verdict.own_state
-        if verdict.own_reason is not None:
-            own += f": {verdict.own_reason}"
-        lines.append(f"      with its cluster up: {esc(own)}")
+        lines.append(f"      {esc(_own_text(verdict))}")
     if verdict.accepted is not None:
         lines.append(f"      [accepted {esc(verdict.accepted)}]")
     return lines
@@ -504,10 +507,7 @@ def _notes(verdict: Verdict, *, mixed: bool) -> list[str]:
     if verdict.dropped_fields:
         notes.append(f"dropped: {', '.join(verdict.dropped_fields)}")
     if verdict.own_state is not None:
-        own: str = verdict.own_state
-        if verdict.own_reason is not None:
-            own += f": {verdict.own_reason}"
-        notes.append(f"with its cluster up: {own}")
+        notes.append(_own_text(verdict))
     if verdict.drift is not None:
         notes.append(f"{verdict.drift}: {_drift_text(verdict)}")
     if verdict.accepted is not None:
