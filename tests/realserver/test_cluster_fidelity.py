@@ -32,10 +32,11 @@ import pytest
 from assetgate.check import check
 from assetgate.observed import Observations, compare_observed
 from assetgate.pull import pull_account
-from tests.support import fidelity
+from tests.support import fidelity, scenarios
 from tests.support.natscluster import NatsCluster
 from tests.support.natsserver import Client, NatsServerError, raw_request
 from tests.support.scenarios import (
+    FEATURE_CONSUMERS,
     NEWEST,
     AssetKey,
     Observation,
@@ -139,37 +140,13 @@ FLOW_STREAMS: Final[tuple[dict[str, Any], ...]] = (
     {"name": "H_SRC", "subjects": ["hsrc.>"], **R3},
     {"name": "H_FLOWACK", "subjects": ["hflowack.>"], **R3},
 )
-FLOW_CONSUMERS: Final[tuple[tuple[str, dict[str, Any]], ...]] = (
-    (
-        "H_FLOWACK",
-        {
-            "durable_name": "C_FLOWACK",
-            "deliver_subject": "push.flowack",
-            "ack_policy": "flow_control",
-        },
-    ),
-    (
-        "H_SRC",
-        {
-            "durable_name": "C_SOURCING",
-            "deliver_subject": "dsrc.sourcing",
-            "ack_policy": "flow_control",
-            "sourcing": True,
-        },
-    ),
+FLOW_CONSUMERS: Final = tuple(
+    (stream, config)
+    for stream, config in FEATURE_CONSUMERS
+    if config["durable_name"] in {"C_FLOWACK", "C_SOURCING"}
 )
-SOURCING_STREAMS: Final[tuple[dict[str, Any], ...]] = (
-    {
-        "name": "S_SRCCONS",
-        "subjects": ["srccons.>"],
-        "sources": [
-            {
-                "name": "H_SRC",
-                "consumer": {"name": "C_SOURCING", "deliver_subject": "dsrc.sourcing"},
-            }
-        ],
-        **R3,
-    },
+SOURCING_STREAMS: Final = tuple(
+    {**config, **R3} for config in scenarios.SOURCING_STREAMS
 )
 """``ack_policy: "flow_control"`` (and so ``sources[].consumer``): targets 2.14+ only."""
 
