@@ -10,7 +10,6 @@ line-oriented (a pretty-printed document) are read by the parent as usual.
 
 from __future__ import annotations
 
-import hashlib
 import mmap
 import multiprocessing
 import os
@@ -20,15 +19,16 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
+from assetgate._collect import asset_hash
 from assetgate.gate import Judged, Mode, judge, untargeted
-from assetgate.inventory import Asset, Ignored, RecordError, read_records
+from assetgate.inventory import Ignored, RecordError, read_records
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from assetgate.levels import Catalogue, ServerProfile
 
-__all__ = ["Item", "asset_hash", "judge_files"]
+__all__ = ["Item", "judge_files"]
 
 MIN_CHUNK: Final = 4 * 1024 * 1024  # smaller files are not worth a worker
 DEFAULT_CLUSTER: Final = "*"
@@ -120,12 +120,6 @@ def _ranges(path: str, workers: int) -> list[tuple[int, int, int]]:
             line += view[start:end].count(b"\n")
             start = end
         return out
-
-
-def asset_hash(asset: Asset) -> bytes:
-    """What a verdict depends on: where the asset lives, what it is, its stored config."""
-    head = f"{asset.cluster}\x00{asset.account}\x00{asset.kind}\x00{asset.stream}\x00{asset.name}"
-    return hashlib.sha256(head.encode() + b"\x00" + asset.config).digest()
 
 
 def _whole_value(line: bytes) -> bool:

@@ -9,36 +9,43 @@ Every input record is accounted for: ``records == assets + errors + ignored``.
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import os
-from collections import defaultdict
 from typing import TYPE_CHECKING, Final
 
 import msgspec
 
-from assetgate._parallel import asset_hash, judge_files
-from assetgate.gate import (
-    STATES,
-    Judged,
-    Mode,
-    Verdict,
-    asset_id,
-    judge,
-    settle,
-    untargeted,
+from assetgate._collect import (
+    DEFAULT_CLUSTER,
+    Acceptance,
+    CatalogueInfo,
+    Collector,
+    ErrorEntry,
+    InventoryInfo,
+    Overlap,
+    Report,
+    Summary,
+    TargetInfo,
+    apply_acceptances,
+    asset_hash,
+    inventory_digest,
+    parse_accept,
 )
+from assetgate._parallel import judge_files
+from assetgate.gate import Mode, asset_id
 from assetgate.inventory import Asset, Ignored, RecordError, read_inventory
 from assetgate.levels import Catalogue, ServerProfile, load_catalogue
-from assetgate.outcomes import ClusterOutcome, cluster_outcomes
-from assetgate.subjects import find_overlaps
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 __all__ = [
+    "DEFAULT_CLUSTER",
     "Acceptance",
+    "CatalogueInfo",
+    "Collector",
     "ErrorEntry",
+    "InventoryInfo",
     "Overlap",
     "Plan",
     "Report",
@@ -46,6 +53,7 @@ __all__ = [
     "TargetInfo",
     "accepted_rules",
     "apply_acceptances",
+    "asset_hash",
     "asset_id",
     "check",
     "compare_plans",
@@ -57,99 +65,6 @@ __all__ = [
     "parse_accept",
     "parse_targets",
 ]
-
-DEFAULT_CLUSTER: Final = "*"
-
-
-class TargetInfo(msgspec.Struct, frozen=True, kw_only=True):
-    """The target a report judges against.
-
-    ``version`` is the default target, or the lowest of the per-cluster ones;
-    ``clusters`` the per-cluster versions; ``default`` the version for clusters not
-    named (``None`` when every cluster is named).
-    """
-
-    version: str
-    api_level: int | None
-    mode: Mode
-    clusters: dict[str, str] = msgspec.field(default_factory=dict)
-    default: str | None = None
-
-
-class CatalogueInfo(msgspec.Struct, frozen=True, kw_only=True):
-    """Which level catalogue the report used."""
-
-    digest: str
-
-
-class Summary(msgspec.Struct, frozen=True, kw_only=True):
-    """Counts: ``records == assets + errors + ignored``; one count per state."""
-
-    records: int
-    assets: int
-    online: int
-    offline: int
-    degraded: int
-    unloadable: int
-    detached: int
-    unavailable: int
-    errors: int
-    ignored: int
-    overlaps: int
-    accepted: int
-
-
-class Overlap(msgspec.Struct, frozen=True, kw_only=True):
-    """Two streams of one account whose subjects overlap on the target.
-
-    ``offline`` names the side(s) that are offline: they keep their subjects, so the
-    overlap holds although the stream does not serve.
-    """
-
-    cluster: str
-    account: str
-    streams: tuple[str, str]
-    subjects: tuple[str, str]
-    offline: tuple[str, ...] = ()
-    accepted: str | None = None
-
-
-class ErrorEntry(msgspec.Struct, frozen=True, kw_only=True):
-    """A record that could not be read (KIP-467: the culprit is named)."""
-
-    source: str
-    message: str
-    retriable: bool
-
-
-class Acceptance(msgspec.Struct, frozen=True, kw_only=True):
-    """An explicit, audited exception: ``RULE:ASSET`` and the assets it covered."""
-
-    rule: str
-    asset: str
-    matched: tuple[str, ...]
-
-
-class InventoryInfo(msgspec.Struct, frozen=True, kw_only=True):
-    """A digest of the inventory content the verdicts depend on (order-independent)."""
-
-    digest: str
-
-
-class Report(msgspec.Struct, frozen=True, kw_only=True):
-    """The result of :func:`check`; ``check --format json`` serialises exactly this."""
-
-    target: TargetInfo
-    catalogue: CatalogueInfo
-    inventory: InventoryInfo
-    summary: Summary
-    clusters: list[ClusterOutcome]
-    assets: list[Verdict]
-    overlaps: list[Overlap]
-    errors: list[ErrorEntry]
-    ignored: list[Ignored]
-    accepted: list[Acceptance]
-
 
 OBSERVED_TARGET: Final = "observed"
 
@@ -287,250 +202,6 @@ def iter_records(
             paths.append(item)
     if paths:
         yield from read_inventory(paths)
-
-
-class Collector:
-    """Judges records as they arrive; settles streams and consumers at the end.
-
-    Used by :func:`check` and by the admission check, which also needs the subjects
-    each stream claims.
-    """
-
-    def __init__(
-        self,
-        profiles: dict[str, ServerProfile],
-        mode: Mode,
-        cat: Catalogue,
-        *,
-        keep_configs: bool = False,
-    ) -> None:
-        self.profiles = profiles
-        self.keep_configs = keep_configs
-        self.configs: dict[tuple[str, str, str], bytes] = {}
-        self.mode = mode
-        self.cat = cat
-        self.streams: dict[tuple[str, str, str], Judged] = {}
-        self.duplicates: list[Judged] = []
-        self.consumers: defaultdict[tuple[str, str, str], list[Judged]] = defaultdict(
-            list
-        )
-        self.errors: list[ErrorEntry] = []
-        self.ignored: list[Ignored] = []
-        self.records = 0
-        self.hashes: list[bytes] = []
-
-    def profile(self, cluster: str) -> ServerProfile:
-        """The target profile of a cluster."""
-        return self.profiles.get(cluster) or self.profiles[DEFAULT_CLUSTER]
-
-    def add(
-        self, record: Asset | RecordError | Ignored, *, counted: bool = False
-    ) -> None:
-        """Account for one record; judge it if it is an asset."""
-        if not counted:
-            self.records += 1
-        if isinstance(record, RecordError):
-            self.errors.append(
-                ErrorEntry(
-                    source=record.source,
-                    message=record.message,
-                    retriable=record.retriable,
-                )
-            )
-            return
-        if isinstance(record, Ignored):
-            self.ignored.append(record)
-            return
-        if record.cluster not in self.profiles and DEFAULT_CLUSTER not in self.profiles:
-            self.add(untargeted(record), counted=True)
-            return
-        judged = judge(record, self.profile(record.cluster), self.mode, self.cat)
-        self.add_judged(asset_hash(record), judged, config=record.config, counted=True)
-
-    def add_judged(
-        self,
-        digest: bytes,
-        judged: Judged,
-        *,
-        config: bytes | None = None,
-        counted: bool = False,
-    ) -> None:
-        """Account for an asset judged elsewhere (a worker process)."""
-        if not counted:
-            self.records += 1
-        self.hashes.append(digest)
-        verdict = judged.verdict
-        key = (verdict.cluster, verdict.account, verdict.stream)
-        if verdict.kind == "stream":
-            if key in self.streams:
-                self.duplicates.append(judged)
-            else:
-                self.streams[key] = judged
-                if self.keep_configs and config is not None:
-                    self.configs[key] = config
-        else:
-            self.consumers[key].append(judged)
-
-    def verdicts(self) -> list[Verdict]:
-        """Every asset's verdict, streams settled with their consumers, in key order."""
-        verdicts: list[Verdict] = []
-        for key in sorted(set(self.streams) | set(self.consumers)):
-            stream = self.streams.get(key)
-            consumers = sorted(
-                self.consumers.get(key, ()), key=lambda j: j.verdict.name
-            )
-            verdicts.extend(settle(stream, consumers, self.profile(key[0])))
-        verdicts.extend(j.verdict for j in self.duplicates)
-        return verdicts
-
-    def report(self, targets: dict[str, str], rules: list[tuple[str, str]]) -> Report:
-        """The report of everything added so far."""
-        verdicts = self.verdicts()
-        overlaps = self._overlaps(verdicts)
-        clusters: list[ClusterOutcome] = []
-        if self.mode == "cluster":
-            verdicts, clusters = cluster_outcomes(verdicts, self.profile)
-        verdicts, overlaps, accepted = apply_acceptances(verdicts, overlaps, rules)
-        counts = dict.fromkeys(STATES, 0)
-        for verdict in verdicts:
-            counts[verdict.state] += 1
-        # the default target, else the lowest version (a rolling upgrade's weakest)
-        head = self.profiles.get(DEFAULT_CLUSTER) or min(
-            self.profiles.values(), key=lambda p: (p.version.release, p.version.text)
-        )
-        return Report(
-            target=TargetInfo(
-                version=head.version.text,
-                api_level=head.api_level,
-                mode=self.mode,
-                clusters={c: v for c, v in targets.items() if c != DEFAULT_CLUSTER},
-                default=targets.get(DEFAULT_CLUSTER),
-            ),
-            catalogue=CatalogueInfo(digest=self.cat.digest),
-            inventory=InventoryInfo(digest=inventory_digest(self.hashes)),
-            summary=Summary(
-                records=self.records,
-                assets=len(verdicts),
-                errors=len(self.errors),
-                ignored=len(self.ignored),
-                overlaps=len(overlaps),
-                accepted=sum(1 for v in verdicts if v.accepted)
-                + sum(1 for o in overlaps if o.accepted),
-                **counts,
-            ),
-            clusters=clusters,
-            assets=verdicts,
-            overlaps=overlaps,
-            errors=self.errors,
-            ignored=self.ignored,
-            accepted=accepted,
-        )
-
-    def _overlaps(self, verdicts: list[Verdict]) -> list[Overlap]:
-        """Overlaps between streams of one account that keep their subjects."""
-        states = {
-            (v.cluster, v.account, v.name): v.state
-            for v in verdicts
-            if v.kind == "stream"
-        }
-        by_account: defaultdict[tuple[str, str], list[tuple[str, tuple[str, ...]]]] = (
-            defaultdict(list)
-        )
-        for (cluster, account, name), judged in sorted(self.streams.items()):
-            if states.get((cluster, account, name)) in {
-                "online",
-                "degraded",
-                "offline",
-            }:
-                by_account[(cluster, account)].append((name, judged.subjects))
-        out: list[Overlap] = []
-        for (cluster, account), streams in sorted(by_account.items()):
-            for a, subject_a, b, subject_b in find_overlaps(streams):
-                offline = tuple(
-                    name
-                    for name in (a, b)
-                    if states.get((cluster, account, name)) == "offline"
-                )
-                out.append(
-                    Overlap(
-                        cluster=cluster,
-                        account=account,
-                        streams=(a, b),
-                        subjects=(subject_a, subject_b),
-                        offline=offline,
-                    )
-                )
-        return out
-
-
-def inventory_digest(hashes: list[bytes]) -> str:
-    """The order-independent digest of the per-asset hashes (``Report.inventory``)."""
-    total = hashlib.sha256()
-    for item in sorted(hashes):
-        total.update(item)
-    return total.hexdigest()
-
-
-_RULES: Final = (
-    *STATES,
-    "stamp_missing",
-    "stamp_unparsable",
-    "stamp_too_low",
-    "stamp_too_high",
-    "overlap",
-    "*",
-)
-
-
-def parse_accept(item: str) -> tuple[str, str]:
-    """``RULE:ASSET`` -> (rule, pattern); ``ValueError`` names the allowed rules."""
-    rule, sep, pattern = item.partition(":")
-    if not sep or rule not in _RULES or not pattern:
-        allowed = ", ".join(_RULES)
-        msg = f"invalid acceptance: {item!r} (use RULE:ASSET, RULE one of {allowed})"
-        raise ValueError(msg)
-    return rule, pattern
-
-
-def apply_acceptances(
-    verdicts: list[Verdict], overlaps: list[Overlap], rules: list[tuple[str, str]]
-) -> tuple[list[Verdict], list[Overlap], list[Acceptance]]:
-    """Mark what each ``RULE:ASSET`` covers; the first matching rule wins."""
-    if not rules:
-        return verdicts, overlaps, []
-    matched: dict[tuple[str, str], list[str]] = {rule: [] for rule in rules}
-    out: list[Verdict] = []
-    for verdict in verdicts:
-        ident = asset_id(verdict)
-        for rule, pattern in rules:
-            covers = (
-                rule == "*" and (verdict.state != "online" or verdict.drift is not None)
-            ) or rule in {verdict.state, verdict.drift}
-            if covers and rule != "online" and fnmatch.fnmatchcase(ident, pattern):
-                taken = f"{rule}:{pattern}"
-                joined = f"{verdict.accepted}; {taken}" if verdict.accepted else taken
-                verdict = msgspec.structs.replace(verdict, accepted=joined)  # noqa: PLW2901
-                matched[(rule, pattern)].append(ident)
-        out.append(verdict)
-    kept: list[Overlap] = []
-    for overlap in overlaps:
-        for rule, pattern in rules:
-            idents = [
-                f"{overlap.cluster}/{overlap.account}/{name}"
-                for name in overlap.streams
-            ]
-            if rule in {"overlap", "*"} and any(
-                fnmatch.fnmatchcase(i, pattern) for i in idents
-            ):
-                overlap = msgspec.structs.replace(overlap, accepted=f"{rule}:{pattern}")  # noqa: PLW2901
-                matched[(rule, pattern)].append(" ~ ".join(idents))
-                break
-        kept.append(overlap)
-    accepted = [
-        Acceptance(rule=rule, asset=pattern, matched=tuple(items))
-        for (rule, pattern), items in matched.items()
-    ]
-    return out, kept, accepted
 
 
 def accepted_rules(accepted: str | None) -> set[str]:

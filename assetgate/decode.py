@@ -46,7 +46,7 @@ MAX_DOCUMENT_BYTES: Final = (
 )  # the server's max_payload is 1 MiB by default
 
 
-class Decoded(msgspec.Struct, frozen=True, kw_only=True):
+class Decoded(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """How one server version decodes one config.
 
     Attributes:

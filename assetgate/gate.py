@@ -64,7 +64,7 @@ STATES: Final[tuple[State, ...]] = (
 )
 
 
-class Verdict(msgspec.Struct, frozen=True, kw_only=True):
+class Verdict(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """What the target server does with one stored asset.
 
     Attributes:
@@ -113,7 +113,7 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True):
     replicas: int | None = None
 
 
-class Judged(msgspec.Struct, frozen=True, kw_only=True):
+class Judged(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """An asset judged on its own, before its stream or consumers are considered.
 
     Compact and picklable (no config bytes), so that judging, the costly part, can run

@@ -63,7 +63,7 @@ __all__ = [
 AssetKind = Literal["stream", "consumer"]
 
 
-class Asset(msgspec.Struct, frozen=True, kw_only=True):
+class Asset(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """One stream or consumer as stored on a server.
 
     Attributes:
@@ -95,7 +95,7 @@ class Asset(msgspec.Struct, frozen=True, kw_only=True):
     server_version: str | None = None
 
 
-class RecordError(msgspec.Struct, frozen=True, kw_only=True):
+class RecordError(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """A record that could not be read: its source, why, and whether retrying may help."""
 
     source: str
@@ -103,7 +103,7 @@ class RecordError(msgspec.Struct, frozen=True, kw_only=True):
     retriable: bool = False
 
 
-class Ignored(msgspec.Struct, frozen=True, kw_only=True):
+class Ignored(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """A well-formed record of a kind the gate does not know (counted, not fatal)."""
 
     source: str

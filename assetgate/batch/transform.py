@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
-from assetgate._parallel import asset_hash
+from assetgate._collect import asset_hash
 from assetgate.batch.schema import ENTRY, OVERLAP, VERDICT, arrow_schema
 from assetgate.gate import Judged, Mode, Verdict, judge, settle, untargeted
 from assetgate.inventory import Asset, Ignored, RecordError, read_records

@@ -1,0 +1,448 @@
+"""How a check's report is put together: its model, the collector, acceptances.
+
+:class:`Collector` judges records as they arrive and settles each stream with its
+consumers at the end; :func:`assemble` turns the settled :class:`Parts` into the
+:class:`Report`: whole-cluster outcomes, the operator's acceptances, the counts.
+:mod:`assetgate.check` is the public face of all of this.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+from collections import defaultdict
+from typing import TYPE_CHECKING, Final
+
+import msgspec
+
+from assetgate.gate import (
+    STATES,
+    Judged,
+    Mode,
+    Verdict,
+    asset_id,
+    judge,
+    settle,
+    untargeted,
+)
+from assetgate.inventory import Asset, Ignored, RecordError
+from assetgate.outcomes import ClusterOutcome, cluster_outcomes
+from assetgate.subjects import find_overlaps
+
+if TYPE_CHECKING:
+    from assetgate.levels import Catalogue, ServerProfile
+
+__all__ = [
+    "DEFAULT_CLUSTER",
+    "Acceptance",
+    "CatalogueInfo",
+    "Collector",
+    "ErrorEntry",
+    "InventoryInfo",
+    "Overlap",
+    "Parts",
+    "Report",
+    "Summary",
+    "TargetInfo",
+    "apply_acceptances",
+    "assemble",
+    "asset_hash",
+    "inventory_digest",
+    "parse_accept",
+]
+
+DEFAULT_CLUSTER: Final = "*"
+
+
+class TargetInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """The target a report judges against.
+
+    ``version`` is the default target, or the lowest of the per-cluster ones;
+    ``clusters`` the per-cluster versions; ``default`` the version for clusters not
+    named (``None`` when every cluster is named).
+    """
+
+    version: str
+    api_level: int | None
+    mode: Mode
+    clusters: dict[str, str] = msgspec.field(default_factory=dict)
+    default: str | None = None
+
+
+class CatalogueInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """Which level catalogue the report used."""
+
+    digest: str
+
+
+class Summary(msgspec.Struct, frozen=True, kw_only=True):
+    """Counts: ``records == assets + errors + ignored``; one count per state."""
+
+    records: int
+    assets: int
+    online: int
+    offline: int
+    degraded: int
+    unloadable: int
+    detached: int
+    unavailable: int
+    errors: int
+    ignored: int
+    overlaps: int
+    accepted: int
+
+
+class Overlap(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """Two streams of one account whose subjects overlap on the target.
+
+    ``offline`` names the side(s) that are offline: they keep their subjects, so the
+    overlap holds although the stream does not serve.
+    """
+
+    cluster: str
+    account: str
+    streams: tuple[str, str]
+    subjects: tuple[str, str]
+    offline: tuple[str, ...] = ()
+    accepted: str | None = None
+
+
+class ErrorEntry(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """A record that could not be read (KIP-467: the culprit is named)."""
+
+    source: str
+    message: str
+    retriable: bool
+
+
+class Acceptance(msgspec.Struct, frozen=True, kw_only=True):
+    """An explicit, audited exception: ``RULE:ASSET`` and the assets it covered."""
+
+    rule: str
+    asset: str
+    matched: tuple[str, ...]
+
+
+class InventoryInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """A digest of the inventory content the verdicts depend on (order-independent)."""
+
+    digest: str
+
+
+class Report(msgspec.Struct, frozen=True, kw_only=True):
+    """The result of :func:`check`; ``check --format json`` serialises exactly this."""
+
+    target: TargetInfo
+    catalogue: CatalogueInfo
+    inventory: InventoryInfo
+    summary: Summary
+    clusters: list[ClusterOutcome]
+    assets: list[Verdict]
+    overlaps: list[Overlap]
+    errors: list[ErrorEntry]
+    ignored: list[Ignored]
+    accepted: list[Acceptance]
+
+
+class Collector:
+    """Judges records as they arrive; settles streams and consumers at the end.
+
+    Used by :func:`check` and by the admission check, which also needs the subjects
+    each stream claims.
+    """
+
+    def __init__(
+        self,
+        profiles: dict[str, ServerProfile],
+        mode: Mode,
+        cat: Catalogue,
+        *,
+        keep_configs: bool = False,
+    ) -> None:
+        self.profiles = profiles
+        self.keep_configs = keep_configs
+        self.configs: dict[tuple[str, str, str], bytes] = {}
+        self.mode = mode
+        self.cat = cat
+        self.streams: dict[tuple[str, str, str], Judged] = {}
+        self.duplicates: list[Judged] = []
+        self.consumers: defaultdict[tuple[str, str, str], list[Judged]] = defaultdict(
+            list
+        )
+        self.errors: list[ErrorEntry] = []
+        self.ignored: list[Ignored] = []
+        self.records = 0
+        self.hashes: list[bytes] = []
+
+    def profile(self, cluster: str) -> ServerProfile:
+        """The target profile of a cluster."""
+        return self.profiles.get(cluster) or self.profiles[DEFAULT_CLUSTER]
+
+    def add(
+        self, record: Asset | RecordError | Ignored, *, counted: bool = False
+    ) -> None:
+        """Account for one record; judge it if it is an asset."""
+        if not counted:
+            self.records += 1
+        if isinstance(record, RecordError):
+            self.errors.append(
+                ErrorEntry(
+                    source=record.source,
+                    message=record.message,
+                    retriable=record.retriable,
+                )
+            )
+            return
+        if isinstance(record, Ignored):
+            self.ignored.append(record)
+            return
+        if record.cluster not in self.profiles and DEFAULT_CLUSTER not in self.profiles:
+            self.add(untargeted(record), counted=True)
+            return
+        judged = judge(record, self.profile(record.cluster), self.mode, self.cat)
+        self.add_judged(
+            asset_hash(record),
+            judged,
+            config=record.config,
+            counted=True,
+        )
+
+    def add_judged(
+        self,
+        digest: bytes,
+        judged: Judged,
+        *,
+        config: bytes | None = None,
+        counted: bool = False,
+    ) -> None:
+        """Account for an asset judged elsewhere (a worker process)."""
+        if not counted:
+            self.records += 1
+        self.hashes.append(digest)
+        verdict = judged.verdict
+        key = (verdict.cluster, verdict.account, verdict.stream)
+        if verdict.kind == "stream":
+            if key in self.streams:
+                self.duplicates.append(judged)
+            else:
+                self.streams[key] = judged
+                if self.keep_configs and config is not None:
+                    self.configs[key] = config
+        else:
+            self.consumers[key].append(judged)
+
+    def settled(self) -> list[Verdict]:
+        """Streams settled with their consumers, in key order (duplicates left out)."""
+        verdicts: list[Verdict] = []
+        for key in sorted(set(self.streams) | set(self.consumers)):
+            stream = self.streams.get(key)
+            consumers = sorted(
+                self.consumers.get(key, ()), key=lambda j: j.verdict.name
+            )
+            verdicts.extend(settle(stream, consumers, self.profile(key[0])))
+        return verdicts
+
+    def verdicts(self) -> list[Verdict]:
+        """Every asset's verdict: :meth:`settled`, then duplicates in input order."""
+        return self.settled() + [j.verdict for j in self.duplicates]
+
+    def report(self, targets: dict[str, str], rules: list[tuple[str, str]]) -> Report:
+        """The report of everything added so far."""
+        verdicts = self.verdicts()
+        return assemble(
+            Parts(
+                records=self.records,
+                verdicts=verdicts,
+                overlaps=self.overlaps(verdicts),
+                errors=self.errors,
+                ignored=self.ignored,
+                hashes=self.hashes,
+            ),
+            self.profiles,
+            self.mode,
+            self.cat,
+            targets=targets,
+            rules=rules,
+        )
+
+    def overlaps(self, verdicts: list[Verdict]) -> list[Overlap]:
+        """Overlaps between streams of one account that keep their subjects."""
+        states = {
+            (v.cluster, v.account, v.name): v.state
+            for v in verdicts
+            if v.kind == "stream"
+        }
+        by_account: defaultdict[tuple[str, str], list[tuple[str, tuple[str, ...]]]] = (
+            defaultdict(list)
+        )
+        for (cluster, account, name), judged in sorted(self.streams.items()):
+            if states.get((cluster, account, name)) in {
+                "online",
+                "degraded",
+                "offline",
+            }:
+                by_account[(cluster, account)].append((name, judged.subjects))
+        out: list[Overlap] = []
+        for (cluster, account), streams in sorted(by_account.items()):
+            for a, subject_a, b, subject_b in find_overlaps(streams):
+                offline = tuple(
+                    name
+                    for name in (a, b)
+                    if states.get((cluster, account, name)) == "offline"
+                )
+                out.append(
+                    Overlap(
+                        cluster=cluster,
+                        account=account,
+                        streams=(a, b),
+                        subjects=(subject_a, subject_b),
+                        offline=offline,
+                    )
+                )
+        return out
+
+
+class Parts(msgspec.Struct, kw_only=True):
+    """What a report is assembled from: settled verdicts, overlaps and the rest.
+
+    ``verdicts`` in report order (streams by key, each before its consumers, then
+    duplicate stream records in input order); ``overlaps`` by account.
+    """
+
+    records: int
+    verdicts: list[Verdict]
+    overlaps: list[Overlap]
+    errors: list[ErrorEntry]
+    ignored: list[Ignored]
+    hashes: list[bytes]
+
+
+def assemble(
+    parts: Parts,
+    profiles: dict[str, ServerProfile],
+    mode: Mode,
+    cat: Catalogue,
+    *,
+    targets: dict[str, str],
+    rules: list[tuple[str, str]],
+) -> Report:
+    """The report: whole-cluster outcomes, acceptances and counts over the parts."""
+
+    def profile(cluster: str) -> ServerProfile:
+        return profiles.get(cluster) or profiles[DEFAULT_CLUSTER]
+
+    verdicts, overlaps = parts.verdicts, parts.overlaps
+    clusters: list[ClusterOutcome] = []
+    if mode == "cluster":
+        verdicts, clusters = cluster_outcomes(verdicts, profile)
+    verdicts, overlaps, accepted = apply_acceptances(verdicts, overlaps, rules)
+    counts = dict.fromkeys(STATES, 0)
+    for verdict in verdicts:
+        counts[verdict.state] += 1
+    # the default target, else the lowest version (a rolling upgrade's weakest)
+    head = profiles.get(DEFAULT_CLUSTER) or min(
+        profiles.values(), key=lambda p: (p.version.release, p.version.text)
+    )
+    return Report(
+        target=TargetInfo(
+            version=head.version.text,
+            api_level=head.api_level,
+            mode=mode,
+            clusters={c: v for c, v in targets.items() if c != DEFAULT_CLUSTER},
+            default=targets.get(DEFAULT_CLUSTER),
+        ),
+        catalogue=CatalogueInfo(digest=cat.digest),
+        inventory=InventoryInfo(digest=inventory_digest(parts.hashes)),
+        summary=Summary(
+            records=parts.records,
+            assets=len(verdicts),
+            errors=len(parts.errors),
+            ignored=len(parts.ignored),
+            overlaps=len(overlaps),
+            accepted=sum(1 for v in verdicts if v.accepted)
+            + sum(1 for o in overlaps if o.accepted),
+            **counts,
+        ),
+        clusters=clusters,
+        assets=verdicts,
+        overlaps=overlaps,
+        errors=parts.errors,
+        ignored=parts.ignored,
+        accepted=accepted,
+    )
+
+
+def asset_hash(asset: Asset) -> bytes:
+    """What a verdict depends on: where the asset lives, what it is, its stored config."""
+    head = f"{asset.cluster}\x00{asset.account}\x00{asset.kind}\x00{asset.stream}\x00{asset.name}"
+    return hashlib.sha256(head.encode() + b"\x00" + asset.config).digest()
+
+
+def inventory_digest(hashes: list[bytes]) -> str:
+    """The order-independent digest of the per-asset hashes (``Report.inventory``)."""
+    total = hashlib.sha256()
+    for item in sorted(hashes):
+        total.update(item)
+    return total.hexdigest()
+
+
+_RULES: Final = (
+    *STATES,
+    "stamp_missing",
+    "stamp_unparsable",
+    "stamp_too_low",
+    "stamp_too_high",
+    "overlap",
+    "*",
+)
+
+
+def parse_accept(item: str) -> tuple[str, str]:
+    """``RULE:ASSET`` -> (rule, pattern); ``ValueError`` names the allowed rules."""
+    rule, sep, pattern = item.partition(":")
+    if not sep or rule not in _RULES or not pattern:
+        allowed = ", ".join(_RULES)
+        msg = f"invalid acceptance: {item!r} (use RULE:ASSET, RULE one of {allowed})"
+        raise ValueError(msg)
+    return rule, pattern
+
+
+def apply_acceptances(
+    verdicts: list[Verdict], overlaps: list[Overlap], rules: list[tuple[str, str]]
+) -> tuple[list[Verdict], list[Overlap], list[Acceptance]]:
+    """Mark what each ``RULE:ASSET`` covers; the first matching rule wins."""
+    if not rules:
+        return verdicts, overlaps, []
+    matched: dict[tuple[str, str], list[str]] = {rule: [] for rule in rules}
+    out: list[Verdict] = []
+    for verdict in verdicts:
+        ident = asset_id(verdict)
+        for rule, pattern in rules:
+            covers = (
+                rule == "*" and (verdict.state != "online" or verdict.drift is not None)
+            ) or rule in {verdict.state, verdict.drift}
+            if covers and rule != "online" and fnmatch.fnmatchcase(ident, pattern):
+                taken = f"{rule}:{pattern}"
+                joined = f"{verdict.accepted}; {taken}" if verdict.accepted else taken
+                verdict = msgspec.structs.replace(verdict, accepted=joined)  # noqa: PLW2901
+                matched[(rule, pattern)].append(ident)
+        out.append(verdict)
+    kept: list[Overlap] = []
+    for overlap in overlaps:
+        for rule, pattern in rules:
+            idents = [
+                f"{overlap.cluster}/{overlap.account}/{name}"
+                for name in overlap.streams
+            ]
+            if rule in {"overlap", "*"} and any(
+                fnmatch.fnmatchcase(i, pattern) for i in idents
+            ):
+                overlap = msgspec.structs.replace(overlap, accepted=f"{rule}:{pattern}")  # noqa: PLW2901
+                matched[(rule, pattern)].append(" ~ ".join(idents))
+                break
+        kept.append(overlap)
+    accepted = [
+        Acceptance(rule=rule, asset=pattern, matched=tuple(items))
+        for (rule, pattern), items in matched.items()
+    ]
+    return out, kept, accepted
