@@ -30,7 +30,13 @@ from assetgate.outcomes import ClusterOutcome, cluster_outcomes
 from assetgate.subjects import find_overlaps
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from assetgate.levels import Catalogue, ServerProfile
+
+AccountKey = tuple[str, str]  # (cluster, account)
+Collision = tuple[str, str, str, str]  # stream, its subject, other stream, its subject
+_KEEP_SUBJECTS: Final = frozenset({"online", "degraded", "offline"})
 
 __all__ = [
     "DEFAULT_CLUSTER",
@@ -236,9 +242,9 @@ class Collector:
         verdicts: list[Verdict] = []
         for key in sorted(set(self.streams) | set(self.consumers)):
             stream = self.streams.get(key)
-            consumers = sorted(
-                self.consumers.get(key, ()), key=lambda j: j.verdict.name
-            )
+            consumers = self.consumers.get(key, [])
+            if len(consumers) > 1:
+                consumers = sorted(consumers, key=_by_name)
             verdicts.extend(settle(stream, consumers, self.profile(key[0])))
         return verdicts
 
@@ -246,14 +252,26 @@ class Collector:
         """Every asset's verdict: :meth:`settled`, then duplicates in input order."""
         return self.settled() + [j.verdict for j in self.duplicates]
 
-    def report(self, targets: dict[str, str], rules: list[tuple[str, str]]) -> Report:
-        """The report of everything added so far."""
-        verdicts = self.verdicts()
+    def report(
+        self,
+        targets: dict[str, str],
+        rules: list[tuple[str, str]],
+        *,
+        verdicts: list[Verdict] | None = None,
+        found: Mapping[AccountKey, list[Collision]] | None = None,
+    ) -> Report:
+        """The report of everything added so far.
+
+        ``verdicts`` (from :meth:`verdicts`) and ``found`` (the collisions of each
+        group of :meth:`kept_streams`) may come precomputed, by other processes.
+        """
+        if verdicts is None:
+            verdicts = self.verdicts()
         return assemble(
             Parts(
                 records=self.records,
                 verdicts=verdicts,
-                overlaps=self.overlaps(verdicts),
+                overlaps=self.overlaps(verdicts, found),
                 errors=self.errors,
                 ignored=self.ignored,
                 hashes=self.hashes,
@@ -265,26 +283,52 @@ class Collector:
             rules=rules,
         )
 
-    def overlaps(self, verdicts: list[Verdict]) -> list[Overlap]:
-        """Overlaps between streams of one account that keep their subjects."""
+    def kept_streams(self) -> dict[AccountKey, list[tuple[str, tuple[str, ...]]]]:
+        """Per account, in key order: the streams that keep their subjects.
+
+        Offline streams keep them, unloadable ones do not. Settling only turns an
+        online or degraded stream offline, so the judged state decides (the last
+        record's, when a stream is listed twice), before settling.
+        """
+        last: dict[tuple[str, str, str], str] = {}
+        for judged in self.duplicates:
+            verdict = judged.verdict
+            last[(verdict.cluster, verdict.account, verdict.stream)] = verdict.state
+        by_account: dict[AccountKey, list[tuple[str, tuple[str, ...]]]] = {}
+        streams = self.streams
+        for key in sorted(streams):
+            judged = streams[key]
+            if last.get(key, judged.verdict.state) in _KEEP_SUBJECTS:
+                account = (key[0], key[1])
+                kept = by_account.get(account)
+                if kept is None:
+                    kept = by_account[account] = []
+                kept.append((key[2], judged.subjects))
+        return by_account
+
+    def overlaps(
+        self,
+        verdicts: list[Verdict],
+        found: Mapping[AccountKey, list[Collision]] | None = None,
+    ) -> list[Overlap]:
+        """Overlaps between streams of one account that keep their subjects.
+
+        ``found``: the collisions of each account of :meth:`kept_streams` with two
+        streams or more, when found elsewhere.
+        """
         states = {
             (v.cluster, v.account, v.name): v.state
             for v in verdicts
             if v.kind == "stream"
         }
-        by_account: defaultdict[tuple[str, str], list[tuple[str, tuple[str, ...]]]] = (
-            defaultdict(list)
-        )
-        for (cluster, account, name), judged in sorted(self.streams.items()):
-            if states.get((cluster, account, name)) in {
-                "online",
-                "degraded",
-                "offline",
-            }:
-                by_account[(cluster, account)].append((name, judged.subjects))
+        if found is None:
+            found = {
+                account: find_overlaps(streams)
+                for account, streams in self.kept_streams().items()
+            }
         out: list[Overlap] = []
-        for (cluster, account), streams in sorted(by_account.items()):
-            for a, subject_a, b, subject_b in find_overlaps(streams):
+        for (cluster, account), collisions in sorted(found.items()):
+            for a, subject_a, b, subject_b in collisions:
                 offline = tuple(
                     name
                     for name in (a, b)
@@ -300,6 +344,10 @@ class Collector:
                     )
                 )
         return out
+
+
+def _by_name(judged: Judged) -> str:
+    return judged.verdict.name
 
 
 class Parts(msgspec.Struct, kw_only=True):

@@ -10,25 +10,27 @@ line-oriented (a pretty-printed document) are read by the parent as usual.
 
 from __future__ import annotations
 
+import heapq
 import mmap
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Self
 
 import msgspec
 
-from assetgate._collect import asset_hash
+from assetgate._collect import AccountKey, Collision, asset_hash
 from assetgate.gate import Judged, Mode, judge, untargeted
 from assetgate.inventory import Ignored, RecordError, read_records
+from assetgate.subjects import find_overlaps
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
     from assetgate.levels import Catalogue, ServerProfile
 
-__all__ = ["Item", "judge_files"]
+__all__ = ["Item", "JudgePool"]
 
 MIN_CHUNK: Final = 4 * 1024 * 1024  # smaller files are not worth a worker
 DEFAULT_CLUSTER: Final = "*"
@@ -57,35 +59,51 @@ def _initialise(
     _STATE.update(profiles=profiles, mode=mode, catalogue=catalogue)
 
 
-def judge_files(
-    paths: list[str],
-    *,
-    profiles: dict[str, ServerProfile],
-    mode: Mode,
-    catalogue: Catalogue,
-    workers: int,
-) -> Iterator[tuple[str, list[Item] | None]]:
-    """Judge line-oriented files in ranges; yield (path, items) in input order.
+class JudgePool:
+    """Worker processes that judge byte ranges of files and find overlaps per account.
 
-    A path that cannot be split (too small, unreadable, or not plainly JSON Lines:
-    a byte-order mark, or a first line that is not a whole JSON value, as in a
-    pretty-printed document) is yielded with ``None`` and must be read by the caller.
-    Items come back grouped per range (assets, then errors, then ignored records);
-    the order within each group is the input order.
+    Use as a context manager: :meth:`judge_files`, then :meth:`find_overlaps`, whose
+    answer is collected while this process settles streams with their consumers.
     """
-    context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    with ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=context,
-        initializer=_initialise,
-        initargs=(profiles, mode, catalogue),
-    ) as pool:
+
+    def __init__(
+        self,
+        *,
+        profiles: dict[str, ServerProfile],
+        mode: Mode,
+        catalogue: Catalogue,
+        workers: int,
+    ) -> None:
+        self.workers = workers
+        context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+        self._pool = ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=context,
+            initializer=_initialise,
+            initargs=(profiles, mode, catalogue),
+        )
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def judge_files(self, paths: list[str]) -> Iterator[tuple[str, list[Item] | None]]:
+        """Judge line-oriented files in ranges; yield (path, items) in input order.
+
+        A path that cannot be split (too small, unreadable, or not plainly JSON Lines:
+        a byte-order mark, or a first line that is not a whole JSON value, as in a
+        pretty-printed document) is yielded with ``None`` and must be read by the
+        caller. Items come back grouped per range (assets, then errors, then ignored
+        records); the order within each group is the input order.
+        """
         for path in paths:
-            ranges = _ranges(path, workers)
+            ranges = _ranges(path, self.workers)
             if not ranges:
                 yield path, None
                 continue
-            futures = [pool.submit(_judge_range, path, span) for span in ranges]
+            futures = [self._pool.submit(_judge_range, path, span) for span in ranges]
             items: list[Item] = []
             for future in futures:
                 chunk = _CHUNK.decode(future.result())
@@ -93,6 +111,42 @@ def judge_files(
                 items.extend(chunk.errors)
                 items.extend(chunk.ignored)
             yield path, items
+
+    def find_overlaps(
+        self, groups: dict[AccountKey, list[tuple[str, tuple[str, ...]]]]
+    ) -> Callable[[], dict[AccountKey, list[Collision]]]:
+        """Start finding the collisions of each account; the returned call waits.
+
+        Accounts with one stream cannot collide and are left out; the others are
+        dealt, largest first, into one batch per worker.
+        """
+        batches: list[list[tuple[AccountKey, list[tuple[str, tuple[str, ...]]]]]] = [
+            [] for _ in range(self.workers)
+        ]
+        loads = [(0, index) for index in range(self.workers)]
+        for key, streams in sorted(
+            groups.items(), key=lambda item: (-len(item[1]), item[0])
+        ):
+            if len(streams) < 2:  # noqa: PLR2004 - a pair needs two
+                continue
+            load, index = heapq.heappop(loads)
+            batches[index].append((key, streams))
+            heapq.heappush(loads, (load + len(streams), index))
+        futures = [self._pool.submit(_collisions, batch) for batch in batches if batch]
+
+        def result() -> dict[AccountKey, list[Collision]]:
+            found: dict[AccountKey, list[Collision]] = {}
+            for future in futures:
+                found.update(future.result())
+            return found
+
+        return result
+
+
+def _collisions(
+    batch: list[tuple[AccountKey, list[tuple[str, tuple[str, ...]]]]],
+) -> dict[AccountKey, list[Collision]]:
+    return {key: find_overlaps(streams) for key, streams in batch}
 
 
 def _ranges(path: str, workers: int) -> list[tuple[int, int, int]]:

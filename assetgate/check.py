@@ -31,7 +31,7 @@ from assetgate._collect import (
     inventory_digest,
     parse_accept,
 )
-from assetgate._parallel import judge_files
+from assetgate._parallel import JudgePool
 from assetgate.gate import Mode, asset_id
 from assetgate.inventory import Asset, Ignored, RecordError, read_inventory
 from assetgate.levels import Catalogue, ServerProfile, load_catalogue
@@ -160,15 +160,13 @@ def check(
     collector = Collector(profiles, mode, cat)
     count = _usable_cores() if workers is None else max(workers, 1)
     items = list(inventory)
-    paths = [item for item in items if isinstance(item, str | os.PathLike)]
-    if count > 1 and paths and len(paths) == len(items):
-        for path, judged in judge_files(
-            [os.fspath(p) for p in paths],
-            profiles=profiles,
-            mode=mode,
-            catalogue=cat,
-            workers=count,
-        ):
+    paths = [os.fspath(i) for i in items if isinstance(i, str | os.PathLike)]
+    if count <= 1 or not paths or len(paths) != len(items):
+        for record in iter_records(items):
+            collector.add(record)
+        return collector.report(targets, rules)
+    with JudgePool(profiles=profiles, mode=mode, catalogue=cat, workers=count) as pool:
+        for path, judged in pool.judge_files(paths):
             if judged is None:  # not split: read here, in input order
                 for record in iter_records([path]):
                     collector.add(record)
@@ -177,10 +175,10 @@ def check(
                     collector.add_judged(*item)
                 else:
                     collector.add(item)
-        items = []
-    for record in iter_records(items):
-        collector.add(record)
-    return collector.report(targets, rules)
+        # the workers find overlaps while this process settles
+        found = pool.find_overlaps(collector.kept_streams())
+        verdicts = collector.verdicts()
+        return collector.report(targets, rules, verdicts=verdicts, found=found())
 
 
 def _usable_cores() -> int:

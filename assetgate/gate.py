@@ -207,12 +207,10 @@ def settle(
     if stream is not None:
         head = stream.verdict
         stream_state, stream_reason = head.state, head.reason
-        offline = sorted(
-            j.verdict.name for j in consumers if j.verdict.state == "offline"
-        )
+        offline = [j.verdict.name for j in consumers if j.verdict.state == "offline"]
         if offline and stream_state in {"online", "degraded"}:
             stream_state = "offline"
-            stream_reason = _stopped_reason(profile, offline[0])
+            stream_reason = _stopped_reason(profile, min(offline))
             head = msgspec.structs.replace(
                 head, state=stream_state, reason=stream_reason, dropped_fields=()
             )

@@ -45,10 +45,15 @@ CREATED_LEVEL_KEY: Final = "_nats.created.server.api_level"
 
 _INT64_MAX: Final = (1 << 63) - 1
 _INT64_MIN: Final = -(1 << 63)
+# the stamps every inventory is full of, answered without parsing
+_PLAIN_LEVELS: Final = {str(level): level for level in range(100)}
 
 
 def go_atoi(text: str) -> int | None:
     """Go ``strconv.Atoi`` (64-bit): optional sign, ASCII digits, in range; else ``None``."""
+    plain = _PLAIN_LEVELS.get(text)
+    if plain is not None:
+        return plain
     digits = text[1:] if text[:1] in {"+", "-"} else text
     if not digits or not digits.isascii() or not digits.isdigit():
         return None

@@ -82,10 +82,26 @@ def cluster_outcomes(
     worded with the first causing asset (in report order).
     """
     clusters: dict[str, list[tuple[ClusterOutcomeRule, Verdict]]] = {}
+    # per cluster: its rules, and the states that can trigger one (a quick skip)
+    rules_of: dict[
+        str, tuple[tuple[ClusterOutcomeRule, ...], frozenset[str], bool]
+    ] = {}
     for verdict in verdicts:
-        causes = clusters.setdefault(verdict.cluster, [])
-        rules = profile_of(verdict.cluster).cluster_outcomes
-        causes.extend((rule, verdict) for rule in rules if _matches(rule, verdict))
+        known = rules_of.get(verdict.cluster)
+        if known is None:  # once per cluster, not per asset
+            rules = profile_of(verdict.cluster).cluster_outcomes
+            known = rules_of[verdict.cluster] = (
+                rules,
+                frozenset(r.when for r in rules),
+                any(r.when == "dropped" for r in rules),
+            )
+            clusters[verdict.cluster] = []
+        rules, states, dropped = known
+        if verdict.state not in states and not (dropped and verdict.dropped_fields):
+            continue
+        for candidate in rules:
+            if _matches(candidate, verdict):
+                clusters[verdict.cluster].append((candidate, verdict))
     outcomes: list[ClusterOutcome] = []
     down: dict[str, ClusterOutcomeRule] = {}
     for cluster in sorted(clusters):
