@@ -322,6 +322,47 @@ def test_unloadable_stream_gives_no_protection(catalogue: Catalogue) -> None:
     assert (states, report.overlaps) == ([("ON", "online"), ("UL", "unloadable")], [])
 
 
+@pytest.mark.parametrize(
+    ("second", "overlaps"),
+    [({"retention": "bogus"}, 0), ({}, 1)],
+    ids=["last-record-unloadable", "last-record-loads"],
+)
+def test_stream_listed_twice_keeps_subjects_by_its_last_record(
+    catalogue: Catalogue, second: dict[str, Any], overlaps: int
+) -> None:
+    """A stream listed twice takes part in overlaps as its last record loads or not."""
+    report = check(
+        [
+            _stream("ON", ["a.>"]),
+            _stream("TWICE", ["a.b"]),
+            _stream("TWICE", ["a.b"], **second),
+        ],
+        target="2.11.11",
+        catalogue=catalogue,
+    )
+    assert len(report.overlaps) == overlaps
+
+
+def test_stopped_stream_keeps_its_subjects_and_is_the_offline_side(
+    catalogue: Catalogue,
+) -> None:
+    """A stream stopped by an offline consumer still overlaps, named as offline."""
+    consumer = _asset(
+        "C1",
+        {"durable_name": "C1", "metadata": {"_nats.req.level": "9"}},
+        kind="consumer",
+        stream="STOP",
+    )
+    report = check(
+        [_stream("ON", ["a.>"]), _stream("STOP", ["a.b"]), consumer],
+        target="2.11.11",
+        catalogue=catalogue,
+    )
+    stop = next(v for v in report.assets if v.name == "STOP")
+    assert stop.state == "offline"
+    assert [o.offline for o in report.overlaps] == [("STOP",)]
+
+
 def test_stream_without_subjects_claims_its_name(catalogue: Catalogue) -> None:
     """A stream with no subjects and no mirror/sources overlaps a stream using its name."""
     report = check(
