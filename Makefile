@@ -11,7 +11,7 @@ DEMO_SERVER ?= 2.11.11
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade "pip>=25.1"
-	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[nats,spark]" --group test
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[nats,spark,connect]" --group test
 	@touch $(STAMP)
 
 ## demo: the main job: check the bundled demo inventory (captured from real servers)

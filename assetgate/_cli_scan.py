@@ -47,7 +47,10 @@ def add_scan_arguments(
     parser.add_argument(
         "--master",
         default=default_master,
-        help="Spark master: local[*] (default: an embedded session), spark://HOST:7077",
+        help=(
+            "Spark master: local[*] (default: an embedded session), spark://HOST:7077,"
+            " or sc://HOST:15002 for a Spark Connect server"
+        ),
     )
     parser.add_argument(
         "--format",

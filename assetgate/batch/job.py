@@ -92,6 +92,8 @@ FAST: Final = {
     "spark.python.worker.reuse": "true",
     "spark.sql.execution.arrow.maxRecordsPerBatch": "10000",
 }
+# what a Spark Connect client may set: session settings, not the server's static ones
+REMOTE: Final = {"spark.sql.execution.arrow.maxRecordsPerBatch": "10000"}
 _GLOB: Final = frozenset("*?[")
 
 
@@ -114,11 +116,20 @@ def build_session(
 
     Args:
         master: ``local[*]``, ``spark://host:7077``...; ``None`` keeps what
-            ``spark-submit`` chose.
+            ``spark-submit`` chose; ``sc://host:15002`` connects to a Spark Connect
+            server (its Python workers are the server's: assetgate must be installed
+            there, and only the session settings of ``conf`` and the Arrow batch size
+            are set from here).
         conf: extra Spark settings (they win over the quiet defaults).
     """
     from pyspark.sql import SparkSession
 
+    if master is not None and master.startswith("sc://"):
+        remote = SparkSession.builder.remote(master)
+        for key, value in {**REMOTE, **(conf or {})}.items():
+            remote = remote.config(key, value)
+        connected: SparkSession = remote.getOrCreate()
+        return connected
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     if master is not None and master.startswith("local"):

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
+import subprocess
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -19,8 +22,18 @@ if TYPE_CHECKING:
 
     from pyspark.sql import SparkSession
 
-__all__ = ["FAST_CONF", "java_missing", "report_dict", "skip_without_pyspark"]
+__all__ = [
+    "FAST_CONF",
+    "STARTUP_SECONDS",
+    "free_port",
+    "java_missing",
+    "report_dict",
+    "skip_without_pyspark",
+    "stop_process",
+    "wait_for_port",
+]
 
+STARTUP_SECONDS: Final = 60.0
 FAST_CONF: Final = {
     "spark.sql.shuffle.partitions": "2",
     "spark.default.parallelism": "2",
@@ -72,3 +85,39 @@ def spark() -> Iterator[SparkSession]:
     session = build_session("local[2]", FAST_CONF)
     yield session
     session.stop()
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def wait_for_port(port: int, process: subprocess.Popen[bytes], log: Path) -> None:
+    """Wait (bounded) until something listens on the port; fail with the daemon's log."""
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(
+                f"Spark daemon exited: {log.read_text(errors='replace')[-2000:]}"
+            )
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.5)
+    pytest.fail(
+        f"Spark daemon not listening on {port}: {log.read_text(errors='replace')[-2000:]}"
+    )
+
+
+def stop_process(process: subprocess.Popen[bytes]) -> None:
+    """Terminate a daemon started by a test, then kill it (both bounded)."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=20)

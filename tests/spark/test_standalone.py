@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -19,7 +18,13 @@ skip_without_pyspark()
 
 from assetgate.batch.job import scan  # noqa: E402 (after the pyspark skip)
 from tests.conftest import FIXTURES, REPO  # noqa: E402 (after the pyspark skip)
-from tests.spark.conftest import report_dict  # noqa: E402 (after the pyspark skip)
+from tests.spark.conftest import (  # noqa: E402 (after the pyspark skip)
+    STARTUP_SECONDS,
+    free_port,
+    report_dict,
+    stop_process,
+    wait_for_port,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -31,32 +36,7 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.spark
 
 DEMO: Final = str(FIXTURES / "inventories" / "demo.jsonl")
-STARTUP_SECONDS: Final = 60.0
 SCAN_SECONDS: Final = 240.0
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def _wait_for_port(port: int, process: subprocess.Popen[bytes], log: Path) -> None:
-    """Wait (bounded) until something listens on the port; fail with the daemon's log."""
-    deadline = time.monotonic() + STARTUP_SECONDS
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(
-                f"Spark daemon exited: {log.read_text(errors='replace')[-2000:]}"
-            )
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.5)
-    pytest.fail(
-        f"Spark daemon not listening on {port}: {log.read_text(errors='replace')[-2000:]}"
-    )
 
 
 def _wait_for_worker(web_port: int, log: Path) -> None:
@@ -67,16 +47,6 @@ def _wait_for_worker(web_port: int, log: Path) -> None:
             return
         time.sleep(0.5)
     pytest.fail(f"no worker registered (master web UI port {web_port})")
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=20)
 
 
 @pytest.fixture
@@ -94,7 +64,7 @@ def standalone(tmp_path: Path) -> Iterator[str]:
         "PYSPARK_PYTHON": sys.executable,
     }
     env.pop("SPARK_HOME", None)
-    port, web, worker_web = _free_port(), _free_port(), _free_port()
+    port, web, worker_web = free_port(), free_port(), free_port()
     master_log, worker_log = tmp_path / "master.log", tmp_path / "worker.log"
     processes: list[subprocess.Popen[bytes]] = []
     try:
@@ -116,7 +86,7 @@ def standalone(tmp_path: Path) -> Iterator[str]:
                     env=env,
                 )
             )
-        _wait_for_port(port, processes[0], master_log)
+        wait_for_port(port, processes[0], master_log)
         with worker_log.open("wb") as out:
             processes.append(
                 subprocess.Popen(
@@ -144,7 +114,7 @@ def standalone(tmp_path: Path) -> Iterator[str]:
         yield f"spark://127.0.0.1:{port}"
     finally:
         for process in reversed(processes):
-            _stop(process)
+            stop_process(process)
 
 
 def test_standalone_cluster_gives_the_local_result(
