@@ -90,27 +90,31 @@ class JudgePool:
         self._pool.shutdown(wait=True, cancel_futures=True)
 
     def judge_files(self, paths: list[str]) -> Iterator[tuple[str, list[Item] | None]]:
-        """Judge line-oriented files in ranges; yield (path, items) in input order.
+        """Judge line-oriented files in ranges; yield (path, items) per range, in order.
 
-        A path that cannot be split (too small, unreadable, or not plainly JSON Lines:
-        a byte-order mark, or a first line that is not a whole JSON value, as in a
-        pretty-printed document) is yielded with ``None`` and must be read by the
-        caller. Items come back grouped per range (assets, then errors, then ignored
-        records); the order within each group is the input order.
+        Every range of every file is submitted at once, and each range's items are
+        yielded as soon as it is judged, so the caller takes them in while the
+        workers judge the next ones. A path that cannot be split (too small,
+        unreadable, or not plainly JSON Lines: a byte-order mark, or a first line
+        that is not a whole JSON value, as in a pretty-printed document) is yielded
+        once with ``None`` and must be read by the caller. A range's items are its
+        assets, then its errors, then its ignored records, each in input order.
         """
-        for path in paths:
-            ranges = _ranges(path, self.workers)
-            if not ranges:
+        plans = [(path, _ranges(path, self.workers)) for path in paths]
+        submitted = [
+            [self._pool.submit(_judge_range, path, span) for span in ranges]
+            for path, ranges in plans
+        ]
+        for (path, _), futures in zip(plans, submitted, strict=True):
+            if not futures:
                 yield path, None
                 continue
-            futures = [self._pool.submit(_judge_range, path, span) for span in ranges]
-            items: list[Item] = []
             for future in futures:
                 chunk = _CHUNK.decode(future.result())
-                items.extend(zip(chunk.hashes, chunk.judged, strict=True))
+                items: list[Item] = list(zip(chunk.hashes, chunk.judged, strict=True))
                 items.extend(chunk.errors)
                 items.extend(chunk.ignored)
-            yield path, items
+                yield path, items
 
     def find_overlaps(
         self, groups: dict[AccountKey, list[tuple[str, tuple[str, ...]]]]
