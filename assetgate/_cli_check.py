@@ -125,6 +125,7 @@ def run_check(args: argparse.Namespace, catalogue: Catalogue) -> int:
             mode=mode,
             accept=args.accept or (),
             catalogue=catalogue,
+            workers=args.workers,
         )
     except ValueError as exc:
         if type(exc) is ValueError:

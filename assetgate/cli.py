@@ -6,7 +6,9 @@ Reports go to stdout (or ``--output``); diagnostics and logs go to stderr.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import enum
+import gc
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -24,7 +26,7 @@ from assetgate.levels import build_catalogue, checksum_text, describe, load_cata
 from assetgate.validate import Validation, validate
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
 
     from assetgate.levels import Catalogue
 
@@ -200,6 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
             "  assetgate check inv.jsonl --target 2.11.11 --accept 'degraded:*/$G/LEGACY*'\n"
             "  assetgate check inv.jsonl --target 2.11.11 --plan-out plan.json\n"
             "  assetgate check --verify-plan plan.json inv.jsonl\n"
+            "  assetgate check big-fleet.jsonl --target 2.12.8 --workers 4 --format json -o r.json\n"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -244,6 +247,13 @@ def build_parser() -> argparse.ArgumentParser:
         "`assetgate pull` after the change (none: the observed states the inventory "
         "itself carries); prints predicted vs observed per asset and exits 1 on any "
         "disagreement",
+    )
+    chk.add_argument(
+        "--workers",
+        type=_workers,
+        metavar="N",
+        help="processes judging JSON Lines inventories of 8 MiB or more (default: one "
+        "per usable core; 1: this process only)",
     )
     chk.add_argument(
         "--plan-out", metavar="FILE", help="write the verdicts as a prepared plan"
@@ -318,9 +328,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "validate":
             return _validate(args)
         if args.command == "check":
-            return run_check(args, _catalogue(args))
+            with _without_cyclic_gc():
+                return run_check(args, _catalogue(args))
         if args.command == "scan":
-            return run_scan(args, _catalogue(args))
+            with _without_cyclic_gc():
+                return run_scan(args, _catalogue(args))
         if args.command == "pull":
             return run_pull(args)
         return _levels(args)
@@ -333,6 +345,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AssetgateError as exc:
         print(f"assetgate: error: {exc}", file=sys.stderr)
         return ExitCode.USAGE
+
+
+@contextlib.contextmanager
+def _without_cyclic_gc() -> Iterator[None]:
+    """A bulk run without the cyclic garbage collector (reference counting still frees).
+
+    A check keeps a verdict per asset; the collector finds no cycles among them but
+    walks its containers at every full collection: about 12 % of a one-process check
+    of 1,000,000 assets. The command owns its process, so it turns the collector off
+    for the run (the library leaves this process-wide setting alone).
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _workers(text: str) -> int:
+    """``--workers``: a positive number of processes."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        msg = f"invalid process count: {text!r} (use 1 or more)"
+        raise argparse.ArgumentTypeError(msg)
+    return value
 
 
 def _catalogue(args: argparse.Namespace) -> Catalogue:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 import structlog
@@ -388,3 +388,53 @@ def test_validate_with_inventory_json(
             ],
         },
     )
+
+
+# --- worker processes ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "many"])
+def test_workers_must_be_a_positive_count(
+    capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    """`--workers` below 1 or not a number is a usage error (exit 2)."""
+    code = _check(DEMO, "--target", "2.11.11", "--workers", value)
+    assert code == 2
+    assert "invalid process count" in capsys.readouterr().err
+
+
+def test_workers_give_the_one_process_report(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """`check --workers 2` (the pool really used) prints the `--workers 1` report."""
+    import gc
+    import importlib
+
+    import assetgate._parallel
+    from benchmarks.gen_inventory import generate
+
+    monkeypatch.setattr(assetgate._parallel, "MIN_CHUNK", 4096)
+    pools: list[int] = []
+
+    class CountingPool(assetgate._parallel.JudgePool):
+        def __init__(self, **kwargs: Any) -> None:
+            pools.append(kwargs["workers"])
+            super().__init__(**kwargs)
+
+    # the module, not the function the package exports under the same name
+    check_module = importlib.import_module("assetgate.check")
+    monkeypatch.setattr(check_module, "JudgePool", CountingPool)
+    fleet = tmp_path / "fleet.jsonl"
+    fleet.write_bytes(b"".join(generate(1500, seed=7, overlap_fraction=0.02)))
+    reports = []
+    for workers in ("1", "2"):
+        code = _check(
+            str(fleet), "--target", "2.12.8", "--format", "json", "--workers", workers
+        )
+        reports.append((code, json.loads(capsys.readouterr().out)))
+    assert reports[0] == reports[1]
+    assert pools == [2]  # --workers 1 used no pool; --workers 2 one of 2 processes
+    assert reports[0][1]["summary"]["records"] == 1500
+    assert gc.isenabled()  # the command turns the cyclic GC off only for its run
