@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from assetgate.levels import Catalogue, ServerProfile
 
-__all__ = ["Item", "JudgePool"]
+__all__ = ["Item", "JudgePool", "worth_splitting"]
 
 MIN_CHUNK: Final = 4 * 1024 * 1024  # smaller files are not worth a worker
 DEFAULT_CLUSTER: Final = "*"
@@ -145,6 +145,11 @@ class JudgePool:
             return found
 
         return result
+
+
+def worth_splitting(paths: list[str], workers: int) -> bool:
+    """Whether any of the files is large and plain enough to be judged in ranges."""
+    return any(_ranges(path, workers) for path in paths)
 
 
 def _collisions(

@@ -31,7 +31,7 @@ from assetgate._collect import (
     inventory_digest,
     parse_accept,
 )
-from assetgate._parallel import JudgePool
+from assetgate._parallel import JudgePool, worth_splitting
 from assetgate.gate import Mode, asset_id
 from assetgate.inventory import Asset, Ignored, RecordError, read_inventory
 from assetgate.levels import Catalogue, ServerProfile, load_catalogue
@@ -161,7 +161,12 @@ def check(
     count = _usable_cores() if workers is None else max(workers, 1)
     items = list(inventory)
     paths = [os.fspath(i) for i in items if isinstance(i, str | os.PathLike)]
-    if count <= 1 or not paths or len(paths) != len(items):
+    if (
+        count <= 1
+        or not paths
+        or len(paths) != len(items)
+        or not worth_splitting(paths, count)
+    ):
         for record in iter_records(items):
             collector.add(record)
         return collector.report(targets, rules)

@@ -436,5 +436,10 @@ def test_workers_give_the_one_process_report(
         reports.append((code, json.loads(capsys.readouterr().out)))
     assert reports[0] == reports[1]
     assert pools == [2]  # --workers 1 used no pool; --workers 2 one of 2 processes
+    small = tmp_path / "small.jsonl"
+    small.write_bytes(fleet.read_bytes()[:4000].rpartition(b"\n")[0] + b"\n")
+    _check(str(small), "--target", "2.12.8", "--format", "json", "--workers", "2")
+    capsys.readouterr()
+    assert pools == [2]  # too small to split: no processes started for it
     assert reports[0][1]["summary"]["records"] == 1500
     assert gc.isenabled()  # the command turns the cyclic GC off only for its run
