@@ -1,26 +1,27 @@
-"""How a check's report is put together: its model, the collector, acceptances.
+"""How a check's report is put together: its model and the collector.
 
 :class:`Collector` judges records as they arrive and settles each stream with its
 consumers at the end; :func:`assemble` turns the settled :class:`Parts` into the
-:class:`Report`: whole-cluster outcomes, the operator's acceptances, the counts.
-:mod:`assetgate.check` is the public face of all of this.
+:class:`Report`: whole-cluster outcomes, the operator's acceptances
+(:mod:`assetgate._accept`), the counts. :mod:`assetgate.check` is the public face of
+all of this. Over 400 lines because the report model and the collector that fills it
+change together.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 from collections import defaultdict
 from typing import TYPE_CHECKING, Final
 
 import msgspec
 
+from assetgate._accept import Acceptance, apply_acceptances, parse_accept
 from assetgate.gate import (
     STATES,
     Judged,
     Mode,
     Verdict,
-    asset_id,
     judge,
     settle,
     untargeted,
@@ -119,14 +120,6 @@ class ErrorEntry(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     source: str
     message: str
     retriable: bool
-
-
-class Acceptance(msgspec.Struct, frozen=True, kw_only=True):
-    """An explicit, audited exception: ``RULE:ASSET`` and the assets it covered."""
-
-    rule: str
-    asset: str
-    matched: tuple[str, ...]
 
 
 class InventoryInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -432,65 +425,3 @@ def inventory_digest(hashes: list[bytes]) -> str:
     for item in sorted(hashes):
         total.update(item)
     return total.hexdigest()
-
-
-_RULES: Final = (
-    *STATES,
-    "stamp_missing",
-    "stamp_unparsable",
-    "stamp_too_low",
-    "stamp_too_high",
-    "overlap",
-    "*",
-)
-
-
-def parse_accept(item: str) -> tuple[str, str]:
-    """``RULE:ASSET`` -> (rule, pattern); ``ValueError`` names the allowed rules."""
-    rule, sep, pattern = item.partition(":")
-    if not sep or rule not in _RULES or not pattern:
-        allowed = ", ".join(_RULES)
-        msg = f"invalid acceptance: {item!r} (use RULE:ASSET, RULE one of {allowed})"
-        raise ValueError(msg)
-    return rule, pattern
-
-
-def apply_acceptances(
-    verdicts: list[Verdict], overlaps: list[Overlap], rules: list[tuple[str, str]]
-) -> tuple[list[Verdict], list[Overlap], list[Acceptance]]:
-    """Mark what each ``RULE:ASSET`` covers; the first matching rule wins."""
-    if not rules:
-        return verdicts, overlaps, []
-    matched: dict[tuple[str, str], list[str]] = {rule: [] for rule in rules}
-    out: list[Verdict] = []
-    for verdict in verdicts:
-        ident = asset_id(verdict)
-        for rule, pattern in rules:
-            covers = (
-                rule == "*" and (verdict.state != "online" or verdict.drift is not None)
-            ) or rule in {verdict.state, verdict.drift}
-            if covers and rule != "online" and fnmatch.fnmatchcase(ident, pattern):
-                taken = f"{rule}:{pattern}"
-                joined = f"{verdict.accepted}; {taken}" if verdict.accepted else taken
-                verdict = msgspec.structs.replace(verdict, accepted=joined)  # noqa: PLW2901
-                matched[(rule, pattern)].append(ident)
-        out.append(verdict)
-    kept: list[Overlap] = []
-    for overlap in overlaps:
-        for rule, pattern in rules:
-            idents = [
-                f"{overlap.cluster}/{overlap.account}/{name}"
-                for name in overlap.streams
-            ]
-            if rule in {"overlap", "*"} and any(
-                fnmatch.fnmatchcase(i, pattern) for i in idents
-            ):
-                overlap = msgspec.structs.replace(overlap, accepted=f"{rule}:{pattern}")  # noqa: PLW2901
-                matched[(rule, pattern)].append(" ~ ".join(idents))
-                break
-        kept.append(overlap)
-    accepted = [
-        Acceptance(rule=rule, asset=pattern, matched=tuple(items))
-        for (rule, pattern), items in matched.items()
-    ]
-    return out, kept, accepted
