@@ -47,19 +47,16 @@ from assetgate.batch.transform import (
     settle_transform,
 )
 from assetgate.check import (
-    Collector,
     ErrorEntry,
-    InventoryInfo,
     Overlap,
+    Parts,
     Report,
     Summary,
-    apply_acceptances,
-    inventory_digest,
+    assemble,
     parse_accept,
 )
 from assetgate.gate import STATES, Mode, Verdict
 from assetgate.inventory import Ignored
-from assetgate.outcomes import ClusterOutcome, cluster_outcomes
 from assetgate.report import render
 
 if TYPE_CHECKING:
@@ -411,8 +408,9 @@ def _report(
     """``check``'s report from the collected rows, and the Parquet tables in its order.
 
     Assets come in ``check``'s order (settled streams by key, each stream before its
-    consumers in name order, then duplicates in input order); acceptances are applied
-    by ``check``'s own function, so the ``accepted`` column is ``check``'s too.
+    consumers in name order, then duplicates in input order); the report is put
+    together by ``check``'s own :func:`~assetgate.check.assemble` (cluster outcomes,
+    acceptances, counts), and the columns it may change are rewritten from it.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -452,42 +450,28 @@ def _report(
     ]
     hubs = _sorted(overlaps, ("cluster", "account", "stream", "subject"))
     pairs = sorted(_pairs(hubs), key=lambda o: (o.cluster, o.account, o.streams))
-    clusters: list[ClusterOutcome] = []
-    if ctx.mode == "cluster":
-        assets, clusters = cluster_outcomes(assets, ctx.target_profile)
-    assets, pairs, accepted = apply_acceptances(assets, pairs, rules)
-    counts = dict.fromkeys(STATES, 0)
-    for verdict in assets:
-        counts[verdict.state] += 1
-    # an empty check report carries the target and catalogue exactly as check words them
-    empty = Collector(dict(ctx.profiles), ctx.mode, ctx.catalogue).report(
-        dict(targets), []
-    )
-    report = msgspec.structs.replace(
-        empty,
-        inventory=InventoryInfo(digest=inventory_digest(hashes)),
-        summary=Summary(
+    # check's own assembly: whole-cluster outcomes, acceptances, counts, target info
+    report = assemble(
+        Parts(
             records=len(assets) + len(errors) + len(ignored),
-            assets=len(assets),
-            errors=len(errors),
-            ignored=len(ignored),
-            overlaps=len(pairs),
-            accepted=sum(1 for v in assets if v.accepted)
-            + sum(1 for o in pairs if o.accepted),
-            **counts,
+            verdicts=assets,
+            overlaps=pairs,
+            errors=errors,
+            ignored=ignored,
+            hashes=hashes,
         ),
-        clusters=clusters,
-        assets=assets,
-        overlaps=pairs,
-        errors=errors,
-        ignored=ignored,
-        accepted=accepted,
+        dict(ctx.profiles),
+        ctx.mode,
+        ctx.catalogue,
+        targets=dict(targets),
+        rules=rules,
     )
+    assets = report.assets
     table = ordered.select(list(ASSET_COLUMNS))
     # columns check's functions may have changed after settling (same values as the
     # report's verdicts, so the Parquet output and the report agree)
     changed = ["accepted"] if rules else []
-    if any(outcome.outcome != "ok" for outcome in clusters):
+    if any(outcome.outcome != "ok" for outcome in report.clusters):
         changed += ["state", "reason", "dropped_fields", "own_state", "own_reason"]
     for name in changed:
         index = table.schema.get_field_index(name)
