@@ -4,8 +4,9 @@ Judging (decoding every config as the target does) is the costly part of ``check
 each asset is judged on its own, so a file is cut into ranges at line boundaries and
 each worker reads, parses and judges its range. Workers return compact results
 (:class:`~assetgate.gate.Judged`, no config bytes); the parent settles streams with
-their consumers, which needs the whole inventory but little work. Files that are not
-line-oriented (a pretty-printed document) are read by the parent as usual.
+their consumers, which needs the whole inventory, while the workers find subject
+overlaps per account. Files that are not line-oriented (a pretty-printed document)
+are read by the parent as usual.
 """
 
 from __future__ import annotations
@@ -30,10 +31,11 @@ if TYPE_CHECKING:
 
     from assetgate.levels import Catalogue, ServerProfile
 
-__all__ = ["Item", "JudgePool", "worth_splitting"]
+__all__ = ["Item", "JudgePool", "Span", "split_files"]
 
 MIN_CHUNK: Final = 4 * 1024 * 1024  # smaller files are not worth a worker
 DEFAULT_CLUSTER: Final = "*"
+Span = tuple[int, int, int]  # (start, end, first line number) of a range of a file
 
 # (hash of the asset, its judgement) or a record that is not an asset
 Item = tuple[bytes, Judged] | RecordError | Ignored
@@ -89,18 +91,19 @@ class JudgePool:
     def __exit__(self, *_: object) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
 
-    def judge_files(self, paths: list[str]) -> Iterator[tuple[str, list[Item] | None]]:
-        """Judge line-oriented files in ranges; yield (path, items) per range, in order.
+    def judge_files(
+        self, plans: list[tuple[str, list[Span]]]
+    ) -> Iterator[tuple[str, list[Item] | None]]:
+        """Judge files in their ranges (:func:`split_files`); yield (path, items) per range.
 
         Every range of every file is submitted at once, and each range's items are
         yielded as soon as it is judged, so the caller takes them in while the
         workers judge the next ones. A path that cannot be split (too small,
         unreadable, or not plainly JSON Lines: a byte-order mark, or a first line
-        that is not a whole JSON value, as in a pretty-printed document) is yielded
-        once with ``None`` and must be read by the caller. A range's items are its
+        that is not a whole JSON value, as in a pretty-printed document: no ranges) is
+        yielded once with ``None``, in input order, and must be read by the caller. A range's items are its
         assets, then its errors, then its ignored records, each in input order.
         """
-        plans = [(path, _ranges(path, self.workers)) for path in paths]
         submitted = [
             [self._pool.submit(_judge_range, path, span) for span in ranges]
             for path, ranges in plans
@@ -147,9 +150,9 @@ class JudgePool:
         return result
 
 
-def worth_splitting(paths: list[str], workers: int) -> bool:
-    """Whether any of the files is large and plain enough to be judged in ranges."""
-    return any(_ranges(path, workers) for path in paths)
+def split_files(paths: list[str], workers: int) -> list[tuple[str, list[Span]]]:
+    """Each file with its ranges for ``workers`` processes ([]: read it in one piece)."""
+    return [(path, _ranges(path, workers)) for path in paths]
 
 
 def _collisions(
@@ -158,7 +161,7 @@ def _collisions(
     return {key: find_overlaps(streams) for key, streams in batch}
 
 
-def _ranges(path: str, workers: int) -> list[tuple[int, int, int]]:
+def _ranges(path: str, workers: int) -> list[Span]:
     """(start, end, first line number) per chunk, cut after newlines; [] to not split."""
     try:
         size = Path(path).stat().st_size
@@ -174,7 +177,7 @@ def _ranges(path: str, workers: int) -> list[tuple[int, int, int]]:
     with view:
         count = max(workers * 4, 2)
         step = max(size // count, MIN_CHUNK)
-        out: list[tuple[int, int, int]] = []
+        out: list[Span] = []
         start, line = 0, 1
         while start < size:
             end = view.find(b"\n", min(start + step, size))
@@ -197,7 +200,7 @@ def _whole_value(line: bytes) -> bool:
     return True
 
 
-def _judge_range(path: str, span: tuple[int, int, int]) -> bytes:
+def _judge_range(path: str, span: Span) -> bytes:
     profiles: dict[str, ServerProfile] = _STATE["profiles"]
     mode: Mode = _STATE["mode"]
     catalogue: Catalogue = _STATE["catalogue"]

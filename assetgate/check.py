@@ -33,7 +33,7 @@ from assetgate._collect import (
     inventory_digest,
     parse_accept,
 )
-from assetgate._parallel import JudgePool, worth_splitting
+from assetgate._parallel import JudgePool, split_files
 from assetgate.gate import Mode, asset_id
 from assetgate.inventory import Asset, Ignored, RecordError, read_inventory
 from assetgate.levels import Catalogue, ServerProfile, load_catalogue
@@ -165,17 +165,13 @@ def check(
     count = _usable_cores() if workers is None else max(workers, 1)
     items = list(inventory)
     paths = [os.fspath(i) for i in items if isinstance(i, str | os.PathLike)]
-    if (
-        count <= 1
-        or not paths
-        or len(paths) != len(items)
-        or not worth_splitting(paths, count)
-    ):
+    plans = split_files(paths, count) if count > 1 and len(paths) == len(items) else []
+    if not any(ranges for _, ranges in plans):  # nothing worth a worker process
         for record in iter_records(items):
             collector.add(record)
         return collector.report(targets, rules)
     with JudgePool(profiles=profiles, mode=mode, catalogue=cat, workers=count) as pool:
-        for path, judged in pool.judge_files(paths):
+        for path, judged in pool.judge_files(plans):
             if judged is None:  # not split: read here, in input order
                 for record in iter_records([path]):
                     collector.add(record)
