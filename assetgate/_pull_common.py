@@ -17,6 +17,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 import structlog
 
+# metadata the server adds to each response (never stored): dropped from configs
+from assetgate.metadata import DYNAMIC_KEYS
+
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from pathlib import Path
@@ -43,8 +46,6 @@ __all__ = [
 
 log = structlog.get_logger("assetgate.pull")
 
-DYNAMIC_KEYS: Final = ("_nats.ver", "_nats.level")
-"""Metadata the server adds to each response (not stored): dropped from configs."""
 PAGE_LIMIT: Final = 100_000  # pages of any list (256 entries each): a bound, not a goal
 RETRIES: Final = 4
 BACKOFF_S: Final = 0.25

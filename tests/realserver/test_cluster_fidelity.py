@@ -613,22 +613,15 @@ def test_cluster_prediction_matches_real_cluster(
 ) -> None:
     """A cluster rolled back to the target does to each asset what the gate predicts."""
     rollback = rollbacks.get(target)
-    verdict = rollback.predicted[key]
-    seen = rollback.observed.get(key, ("missing", "not observed"))
-    predicted = (verdict.state, verdict.reason, verdict.dropped_fields)
-    agree = agrees(verdict, seen, not_served=NOT_SERVED)
-    fidelity.record_one(
+    fidelity.assert_agrees(
         scenario="2.15.1 3-node cluster rolled back (INFO)",
         release=target,
         mode="cluster",
-        verdict=verdict,
-        seen=seen,
-        agree=agree,
+        key=key,
+        verdict=rollback.predicted[key],
+        seen=rollback.observed.get(key, ("missing", "not observed")),
         known=KNOWN_DISAGREEMENTS.get((target, key[2])),
-    )
-    assert agree, (
-        f"{target} {key[0]} {key[1]}/{key[2]}: predicted {predicted!r}, "
-        f"observed {seen!r}"
+        not_served=NOT_SERVED,
     )
 
 

@@ -33,7 +33,6 @@ from tests.support.scenarios import (
     NEWEST,
     AssetKey,
     Observation,
-    agrees,
     build_feature_store,
     build_plain_store,
     build_template_store,
@@ -145,22 +144,14 @@ def test_prediction_matches_real_server(
     store: FeatureStore, version: str, key: AssetKey
 ) -> None:
     """A release opening the 2.15.1 store does to each asset what the gate predicts."""
-    verdict = store.predicted(version)[key]
-    seen = store.observed(version).get(key, ("missing", "not observed"))
-    predicted = (verdict.state, verdict.reason, verdict.dropped_fields)
-    agree = agrees(verdict, seen)
-    fidelity.record_one(
+    fidelity.assert_agrees(
         scenario="2.15.1 feature store opened by the release (INFO)",
         release=version,
         mode="single",
-        verdict=verdict,
-        seen=seen,
-        agree=agree,
+        key=key,
+        verdict=store.predicted(version)[key],
+        seen=store.observed(version).get(key, ("missing", "not observed")),
         known=KNOWN_DISAGREEMENTS.get((version, key[2])),
-    )
-    assert agree, (
-        f"{version} {key[0]} {key[1]}/{key[2]}: predicted {predicted!r}, "
-        f"observed {seen!r}"
     )
 
 

@@ -10,12 +10,16 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 import pytest
+
+from tests.conftest import REPO
+from tests.support.natsserver import free_port
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -25,15 +29,18 @@ if TYPE_CHECKING:
 __all__ = [
     "FAST_CONF",
     "STARTUP_SECONDS",
+    "daemon_env",
     "free_port",
     "java_missing",
     "report_dict",
+    "run_job",
     "skip_without_pyspark",
     "stop_process",
     "wait_for_port",
 ]
 
 STARTUP_SECONDS: Final = 60.0
+JOB_SECONDS: Final = 240.0
 FAST_CONF: Final = {
     "spark.sql.shuffle.partitions": "2",
     "spark.default.parallelism": "2",
@@ -87,12 +94,37 @@ def spark() -> Iterator[SparkSession]:
     session.stop()
 
 
-def free_port() -> int:
-    """A TCP port free on 127.0.0.1 now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+def daemon_env(**extra: str) -> dict[str, str]:
+    """The environment of a Spark daemon started from the pyspark package on loopback.
+
+    Its Python workers run this interpreter; a ``SPARK_HOME`` of the caller's would
+    point the scripts elsewhere.
+    """
+    env = {
+        **os.environ,
+        "SPARK_LOCAL_IP": "127.0.0.1",
+        "PYSPARK_PYTHON": sys.executable,
+        **extra,
+    }
+    env.pop("SPARK_HOME", None)
+    return env
+
+
+def run_job(
+    inventory: str | Path, out: Path, master: str, *conf: str
+) -> subprocess.CompletedProcess[bytes]:
+    """``python -m assetgate.batch.job INVENTORY`` against 2.11.11 (JSON report) on ``master``.
+
+    ``conf``: ``KEY=VALUE`` Spark settings, each passed as ``--conf``.
+    """
+    command = [sys.executable, "-m", "assetgate.batch.job", str(inventory)]
+    command += ["--target", "2.11.11", "--out", str(out), "--format", "json"]
+    command += ["--master", master, "--levels", str(REPO / "levels")]
+    for setting in conf:
+        command += ["--conf", setting]
+    return subprocess.run(
+        command, capture_output=True, timeout=JOB_SECONDS, cwd=REPO, check=False
+    )
 
 
 def wait_for_port(port: int, process: subprocess.Popen[bytes], log: Path) -> None:

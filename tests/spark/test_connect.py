@@ -11,7 +11,6 @@ import importlib.util
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -23,11 +22,13 @@ skip_without_pyspark()
 
 from assetgate.check import check  # noqa: E402 (after the pyspark skip)
 from benchmarks.gen_inventory import generate  # noqa: E402 (after the pyspark skip)
-from tests.conftest import FIXTURES, REPO  # noqa: E402 (after the pyspark skip)
+from tests.conftest import FIXTURES  # noqa: E402 (after the pyspark skip)
 from tests.spark.conftest import (  # noqa: E402 (after the pyspark skip)
+    daemon_env,
     free_port,
     java_missing,
     report_dict,
+    run_job,
     stop_process,
     wait_for_port,
 )
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.spark
 
 DEMO: Final = FIXTURES / "inventories" / "demo.jsonl"
-SCAN_SECONDS: Final = 240.0
 SERVER_CLASS: Final = "org.apache.spark.sql.connect.service.SparkConnectServer"
 
 
@@ -67,13 +67,7 @@ def connect_server(tmp_path: Path) -> Iterator[str]:
     import pyspark
 
     submit = str(Path(pyspark.__file__).parent / "bin" / "spark-submit")
-    env = {
-        **os.environ,
-        "SPARK_LOCAL_IP": "127.0.0.1",
-        "PYSPARK_PYTHON": sys.executable,
-        "SPARK_CONNECT_MODE": "0",  # the server itself is a classic application
-    }
-    env.pop("SPARK_HOME", None)
+    env = daemon_env(SPARK_CONNECT_MODE="0")  # the server is a classic application
     port = free_port()
     log = tmp_path / "connect.log"
     command = [
@@ -106,30 +100,6 @@ def connect_server(tmp_path: Path) -> Iterator[str]:
         stop_process(process)
 
 
-def _scan(
-    inventory: Path, out: Path, master: str
-) -> subprocess.CompletedProcess[bytes]:
-    command = [
-        sys.executable,
-        "-m",
-        "assetgate.batch.job",
-        str(inventory),
-        "--target",
-        "2.11.11",
-        "--out",
-        str(out),
-        "--format",
-        "json",
-        "--master",
-        master,
-        "--levels",
-        str(REPO / "levels"),
-    ]
-    return subprocess.run(
-        command, capture_output=True, timeout=SCAN_SECONDS, cwd=REPO, check=False
-    )
-
-
 def test_spark_connect_gives_the_check_report(
     connect_server: str, catalogue: Catalogue, tmp_path: Path
 ) -> None:
@@ -138,7 +108,7 @@ def test_spark_connect_gives_the_check_report(
     fleet.write_bytes(b"".join(generate(600, seed=5, overlap_fraction=0.05)))
     for inventory in (DEMO, fleet):
         out = tmp_path / f"out-{inventory.stem}"
-        done = _scan(inventory, out, connect_server)
+        done = run_job(inventory, out, connect_server)
         assert done.returncode == 1, done.stderr.decode(errors="replace")[-3000:]
         expected = check([str(inventory)], target="2.11.11", catalogue=catalogue)
         assert json.loads((out / "report.json").read_text()) == report_dict(expected)

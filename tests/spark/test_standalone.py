@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -17,11 +15,13 @@ from tests.spark.conftest import skip_without_pyspark
 skip_without_pyspark()
 
 from assetgate.batch.job import scan  # noqa: E402 (after the pyspark skip)
-from tests.conftest import FIXTURES, REPO  # noqa: E402 (after the pyspark skip)
+from tests.conftest import FIXTURES  # noqa: E402 (after the pyspark skip)
 from tests.spark.conftest import (  # noqa: E402 (after the pyspark skip)
     STARTUP_SECONDS,
+    daemon_env,
     free_port,
     report_dict,
+    run_job,
     stop_process,
     wait_for_port,
 )
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.spark
 
 DEMO: Final = str(FIXTURES / "inventories" / "demo.jsonl")
-SCAN_SECONDS: Final = 240.0
 
 
 def _wait_for_worker(web_port: int, log: Path) -> None:
@@ -58,12 +57,7 @@ def standalone(tmp_path: Path) -> Iterator[str]:
     import pyspark
 
     spark_class = str(Path(pyspark.__file__).parent / "bin" / "spark-class")
-    env = {
-        **os.environ,
-        "SPARK_LOCAL_IP": "127.0.0.1",
-        "PYSPARK_PYTHON": sys.executable,
-    }
-    env.pop("SPARK_HOME", None)
+    env = daemon_env()
     port, web, worker_web = free_port(), free_port(), free_port()
     master_log, worker_log = tmp_path / "master.log", tmp_path / "worker.log"
     processes: list[subprocess.Popen[bytes]] = []
@@ -125,30 +119,13 @@ def test_standalone_cluster_gives_the_local_result(
         spark, [DEMO], tmp_path / "local", targets={"*": "2.11.11"}, catalogue=catalogue
     )
     out = tmp_path / "remote"
-    command = [
-        sys.executable,
-        "-m",
-        "assetgate.batch.job",
+    done = run_job(
         DEMO,
-        "--target",
-        "2.11.11",
-        "--out",
-        str(out),
-        "--format",
-        "json",
-        "--master",
+        out,
         standalone,
-        "--levels",
-        str(REPO / "levels"),
-        "--conf",
         "spark.executor.memory=512m",
-        "--conf",
         "spark.cores.max=1",
-        "--conf",
         "spark.sql.shuffle.partitions=2",
-    ]
-    done = subprocess.run(
-        command, capture_output=True, timeout=SCAN_SECONDS, cwd=REPO, check=False
     )
     assert done.returncode == 1, done.stderr.decode(errors="replace")[-3000:]
     remote = json.loads((out / "report.json").read_text())

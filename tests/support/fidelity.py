@@ -21,13 +21,14 @@ from typing import TYPE_CHECKING, Any, Final
 
 from assetgate.gate import asset_id
 from assetgate.observed import Comparison
+from tests.support.scenarios import Observation, agrees
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
     from assetgate.gate import Verdict
 
-__all__ = ["RESULTS", "clear", "record", "record_one", "render"]
+__all__ = ["RESULTS", "assert_agrees", "clear", "record", "record_one", "render"]
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 RESULTS: Final = ROOT / ".cache" / "fidelity" / "results.jsonl"
@@ -97,6 +98,35 @@ def record_one(
         mode=mode,
         comparisons=[comparison],
         known={ident: known} if known else None,
+    )
+
+
+def assert_agrees(
+    *,
+    scenario: str,
+    release: str,
+    mode: str,
+    key: tuple[str, str, str],
+    verdict: Verdict,
+    seen: Observation,
+    known: str | None = None,
+    not_served: frozenset[str] = frozenset({"missing"}),
+) -> None:
+    """Record one asset's INFO-level observation, then assert it is the prediction."""
+    agree = agrees(verdict, seen, not_served=not_served)
+    record_one(
+        scenario=scenario,
+        release=release,
+        mode=mode,
+        verdict=verdict,
+        seen=seen,
+        agree=agree,
+        known=known,
+    )
+    predicted = (verdict.state, verdict.reason, verdict.dropped_fields)
+    assert agree, (
+        f"{release} {key[0]} {key[1]}/{key[2]}: predicted {predicted!r}, "
+        f"observed {seen!r}"
     )
 
 
