@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from assetgate.batch.job import build_session, scan
-from assetgate.check import check
+from assetgate.check import _usable_cores, check
 from assetgate.levels import load_catalogue
 
 try:
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         f"session start:     {started:8.2f} s  (warm-up scan of 50 lines {warmed:.2f} s)"
     )
     print(f"records {report.summary.records}, assets {assets}")
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    cores = _usable_cores()  # what check(workers=None) uses
     print(f"check (1 process): {checked:8.2f} s  {assets / checked:10.0f} assets/s")
     print(
         f"check ({cores} cores):   {checked_all:8.2f} s  "
