@@ -33,7 +33,7 @@ from assetgate.check import check
 from assetgate.observed import Observations, compare_observed
 from assetgate.pull import pull_account
 from tests.support import fidelity, scenarios
-from tests.support.natscluster import NatsCluster
+from tests.support.natscluster import NatsCluster, request_placed
 from tests.support.natsserver import Client, NatsServerError, raw_request
 from tests.support.scenarios import (
     FEATURE_CONSUMERS,
@@ -243,7 +243,7 @@ def _create(
     requests.extend((f"$JS.API.STREAM.CREATE.{c['name']}", c) for c in late)
     with Client(url, timeout=10.0) as client:
         for subject, body in requests:
-            reply = client.request_json(subject, json.dumps(body).encode())
+            reply = request_placed(client, subject, body)
             if "error" in reply:
                 raise NatsServerError(f"{subject} {body} failed: {reply['error']}")
 

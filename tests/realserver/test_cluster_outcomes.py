@@ -22,7 +22,6 @@ The 2.12.8 ``meta_unavailable`` case lives in ``test_cluster_fidelity.py``.
 
 from __future__ import annotations
 
-import json
 import time
 from typing import TYPE_CHECKING, Any, Final
 
@@ -33,7 +32,7 @@ from assetgate.gate import asset_id
 from assetgate.observed import Comparison, Observations, compare_observed
 from assetgate.pull import pull_account
 from tests.support import fidelity
-from tests.support.natscluster import NatsCluster
+from tests.support.natscluster import NatsCluster, request_placed
 from tests.support.natsserver import Client, NatsServerError, raw_request
 from tests.support.scenarios import NEWEST, capture_inventory, record_asset
 
@@ -133,14 +132,12 @@ class Outcome:
                         "subjects": [f"{name.lower()}.>"],
                         "num_replicas": 3,
                     }
-                    reply = client.request_json(
-                        f"$JS.API.STREAM.CREATE.{name}", json.dumps(config).encode()
+                    reply = request_placed(
+                        client, f"$JS.API.STREAM.CREATE.{name}", config
                     )
                     assert "error" not in reply, reply
                 body = {"stream_name": "H", "config": POISONS[poison]}
-                reply = client.request_json(
-                    "$JS.API.CONSUMER.CREATE.H.C", json.dumps(body).encode()
-                )
+                reply = request_placed(client, "$JS.API.CONSUMER.CREATE.H.C", body)
                 assert "error" not in reply, reply
             self.inventory = capture_inventory(cluster.url, cluster=CLUSTER)
             self.assets = [

@@ -9,7 +9,7 @@ import pytest
 
 from assetgate.cli import main
 from assetgate.pull import Auth, PullError, pull_account, pull_monitor, pull_system
-from tests.support.natscluster import NatsCluster
+from tests.support.natscluster import NatsCluster, request_placed
 from tests.support.natsserver import Client, NatsServer
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ EXPECTED: Final = sorted(
 
 
 def _api(client: Client, subject: str, body: dict[str, Any]) -> None:
-    reply = client.request_json(subject, json.dumps(body).encode())
+    reply = request_placed(client, subject, body)
     assert "error" not in reply, (subject, reply)
 
 

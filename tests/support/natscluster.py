@@ -21,13 +21,14 @@ kernel if the test process is killed. All waits are bounded.
 from __future__ import annotations
 
 import contextlib
+import json
 import signal
 import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, Self
+from typing import TYPE_CHECKING, Any, Final, Self
 
 from tests.support.natsserver import (
     _LIVE,
@@ -44,7 +45,9 @@ from tests.support.natsserver import (
 if TYPE_CHECKING:
     from types import TracebackType
 
-__all__ = ["READY_TIMEOUT_S", "ClusterNode", "NatsCluster"]
+    from tests.support.natsserver import Client
+
+__all__ = ["READY_TIMEOUT_S", "ClusterNode", "NatsCluster", "request_placed"]
 
 READY_TIMEOUT_S: Final = 30.0
 """Upper bound for a started cluster to serve the JetStream API (meta leader)."""
@@ -53,6 +56,9 @@ _PORT_ATTEMPTS: Final = 3
 _LOG_TAIL_CHARS: Final = 3000
 _POLL_S: Final = 0.1
 _PROBE_TIMEOUT_S: Final = 1.0
+# JSClusterNoPeersErrF: "no suitable peers for placement", with "peer offline" while
+# the meta leader of a freshly started cluster has not yet heard from every peer
+_NO_PEERS: Final = 10005
 
 
 @dataclass
@@ -353,3 +359,29 @@ class NatsCluster:
 
 class _NotReadyError(Exception):
     """The cluster answered, but not yet as a ready JetStream cluster would."""
+
+
+def request_placed(
+    client: Client, subject: str, body: dict[str, Any]
+) -> dict[str, Any]:
+    """A JetStream create request on a cluster, asked again while it cannot be placed yet.
+
+    Every node serving the JetStream API (what :meth:`NatsCluster.start` waits for)
+    does not mean that the meta leader already sees every peer: for a few hundred
+    milliseconds after start an R3 create can answer 400/10005 ``no suitable peers
+    for placement, peer offline``. That answer is retried for up to
+    :data:`READY_TIMEOUT_S`; the last reply (an error too) is returned.
+    """
+    payload = json.dumps(body).encode()
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while True:
+        reply = client.request_json(subject, payload)
+        error = reply.get("error")
+        placing = (
+            isinstance(error, dict)
+            and error.get("err_code") == _NO_PEERS
+            and "peer offline" in str(error.get("description"))
+        )
+        if not placing or time.monotonic() >= deadline:
+            return reply
+        time.sleep(_POLL_S)
