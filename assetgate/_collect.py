@@ -421,7 +421,4 @@ def asset_hash(asset: Asset) -> bytes:
 
 def inventory_digest(hashes: list[bytes]) -> str:
     """The order-independent digest of the per-asset hashes (``Report.inventory``)."""
-    total = hashlib.sha256()
-    for item in sorted(hashes):
-        total.update(item)
-    return total.hexdigest()
+    return hashlib.sha256(b"".join(sorted(hashes))).hexdigest()

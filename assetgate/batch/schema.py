@@ -29,9 +29,9 @@ __all__ = [
     "ENTRY",
     "ERROR_COLUMNS",
     "IGNORED_COLUMNS",
-    "OVERLAP",
     "OVERLAP_COLUMNS",
-    "VERDICT",
+    "SCAN",
+    "VERDICT_COLUMNS",
     "arrow_schema",
 ]
 
@@ -43,85 +43,102 @@ def _fields(*items: tuple[str, DataType]) -> list[StructField]:
 _TEXT: Final = StringType()
 _TEXTS: Final = ArrayType(StringType(), containsNull=False)
 
-# One row per inventory entry (an asset, an error or an ignored record); ``_row`` is
-# the row's position in its file split, turned into a line number by the job.
+# One row per inventory entry (an asset, an error or an ignored record) after judging,
+# with its line and source; ``_judged`` is the asset's ``Judged`` as msgpack. A
+# ``record="_block"`` row gives the rows the judge function saw in one file split
+# (``_file_path``, ``_block_start``, ``_rows``), for the job's accounting.
 ENTRY: Final = StructType(
     _fields(
-        ("_file_path", _TEXT),
-        ("_block_start", LongType()),
-        ("_row", LongType()),
-        ("_entry", IntegerType()),
-        ("_rank", IntegerType()),
-        ("_suffix", _TEXT),
-        ("source_file", _TEXT),
         ("record", _TEXT),
         ("cluster", _TEXT),
         ("account", _TEXT),
-        ("kind", _TEXT),
         ("stream", _TEXT),
-        ("name", _TEXT),
+        ("source_file", _TEXT),
+        ("line", LongType()),
+        ("_rank", IntegerType()),
+        ("_entry", IntegerType()),
+        ("source", _TEXT),
         ("_hash", BinaryType()),
         ("_judged", BinaryType()),
         ("message", _TEXT),
         ("retriable", BooleanType()),
         ("reason", _TEXT),
+        ("_file_path", _TEXT),
+        ("_block_start", LongType()),
+        ("_rows", LongType()),
     )
 )
 
 # One row per asset after settling, in the field order of ``check --format json``.
-VERDICT: Final = StructType(
-    _fields(
-        ("source", _TEXT),
-        ("cluster", _TEXT),
-        ("account", _TEXT),
-        ("kind", _TEXT),
-        ("stream", _TEXT),
-        ("name", _TEXT),
-        ("state", _TEXT),
-        ("reason", _TEXT),
-        ("target", _TEXT),
-        ("stamped_level", _TEXT),
-        ("required_level", IntegerType()),
-        ("min_server_version", _TEXT),
-        ("unknown_fields", _TEXTS),
-        ("dropped_fields", _TEXTS),
-        ("drift", _TEXT),
-        ("accepted", _TEXT),
-        ("own_state", _TEXT),
-        ("own_reason", _TEXT),
-        ("replicas", IntegerType()),
-        ("source_file", _TEXT),
-        ("line", LongType()),
-        ("_duplicate", BooleanType()),
-        ("_position", IntegerType()),
-        ("_rank", IntegerType()),
-        ("_entry", IntegerType()),
-        ("_hash", BinaryType()),
-        ("_verdict", BinaryType()),
-        ("_subjects", _TEXTS),
-        ("_overlap_state", _TEXT),
-    )
+_VERDICT: Final = _fields(
+    ("source", _TEXT),
+    ("cluster", _TEXT),
+    ("account", _TEXT),
+    ("kind", _TEXT),
+    ("stream", _TEXT),
+    ("name", _TEXT),
+    ("state", _TEXT),
+    ("reason", _TEXT),
+    ("target", _TEXT),
+    ("stamped_level", _TEXT),
+    ("required_level", IntegerType()),
+    ("min_server_version", _TEXT),
+    ("unknown_fields", _TEXTS),
+    ("dropped_fields", _TEXTS),
+    ("drift", _TEXT),
+    ("accepted", _TEXT),
+    ("own_state", _TEXT),
+    ("own_reason", _TEXT),
+    ("replicas", IntegerType()),
+    ("source_file", _TEXT),
+    ("line", LongType()),
+    ("_duplicate", BooleanType()),
+    ("_position", IntegerType()),
+    ("_rank", IntegerType()),
+    ("_entry", IntegerType()),
+    ("_hash", BinaryType()),
+    ("_verdict", BinaryType()),
 )
 
-# One row per (stream, subject) that overlaps others: a catch-all subject is one row
-# listing every stream it covers, not one row per pair (see docs/spark.md).
+# A (stream, subject) that overlaps others: a catch-all subject is one row listing
+# every stream it covers, not one row per pair (see docs/spark.md).
 _OTHER: Final = StructType(
     _fields(("stream", _TEXT), ("subject", _TEXT), ("offline", BooleanType()))
 )
-OVERLAP: Final = StructType(
-    _fields(
-        ("cluster", _TEXT),
-        ("account", _TEXT),
-        ("stream", _TEXT),
-        ("subject", _TEXT),
-        ("offline", BooleanType()),
-        ("pairs", IntegerType()),
-        ("overlaps", ArrayType(_OTHER, containsNull=False)),
-    )
+
+# What the settle stage returns, one row per: settled asset (``record="asset"``, the
+# ``_VERDICT`` columns), overlap (``"overlap"``: cluster, account, stream and the
+# overlap columns), error and ignored record, and file split (passed through from
+# ``ENTRY``). The driver collects it once and splits it by ``record``.
+SCAN: Final = StructType(
+    [
+        *_fields(("record", _TEXT)),
+        *_VERDICT,
+        *_fields(
+            ("message", _TEXT),
+            ("retriable", BooleanType()),
+            ("subject", _TEXT),
+            ("offline", BooleanType()),
+            ("pairs", IntegerType()),
+            ("overlaps", ArrayType(_OTHER, containsNull=False)),
+            ("_file_path", _TEXT),
+            ("_block_start", LongType()),
+            ("_rows", LongType()),
+        ),
+    ]
 )
 
-ASSET_COLUMNS: Final = tuple(f.name for f in VERDICT.fields if f.name[0] != "_")
-OVERLAP_COLUMNS: Final = tuple(f.name for f in OVERLAP.fields)
+ASSET_COLUMNS: Final = tuple(f.name for f in _VERDICT if f.name[0] != "_")
+VERDICT_COLUMNS: Final = tuple(f.name for f in _VERDICT)
+OVERLAP_COLUMNS: Final = (
+    "cluster",
+    "account",
+    "stream",
+    "subject",
+    "offline",
+    "pairs",
+    "overlaps",
+)
 ERROR_COLUMNS: Final = ("source", "source_file", "line", "message", "retriable")
 IGNORED_COLUMNS: Final = ("source", "source_file", "line", "reason")
 
@@ -132,7 +149,7 @@ _ARROW: dict[str, pa.Schema] = {}
 def arrow_schema(schema: StructType) -> pa.Schema:
     """The Arrow schema Spark expects from a batch function returning ``schema``.
 
-    Cached per process: the settle and overlap functions run once per group.
+    Cached per process: the batch functions run once per task.
     """
     key = schema.json()
     found = _ARROW.get(key)

@@ -1,4 +1,4 @@
-"""The scan's Arrow-batch functions: each hands whole batches or groups to the core.
+"""The scan's Arrow-batch functions: each hands whole batches to the core.
 
 Nothing here re-implements a rule: lines are read with
 :func:`assetgate.inventory.read_records`, assets judged with :func:`assetgate.gate.judge`,
@@ -8,23 +8,27 @@ does. The functions run on Spark's Python workers: the :class:`ScanContext` (the
 catalogue and the target profiles, frozen Structs) is pickled with them, and msgspec
 decoders are built on the worker (cached per process), never captured.
 
-Each ``*_transform`` returns a ``Callable[[DataFrame], DataFrame]`` for
-``df.transform(...)``; DataFrame APIs only (``mapInArrow``, ``groupBy().applyInArrow``),
-so the job also runs under Spark Connect.
+There are two stages and one shuffle: :func:`judge_transform` reads and judges the
+lines of each file split where it lies; :func:`settle_transform` moves every account's
+entries to one task, which settles each stream with its consumers and finds the
+account's overlaps in the same call. Each ``*_transform`` returns a
+``Callable[[DataFrame], DataFrame]`` for ``df.transform(...)``; DataFrame APIs only
+(``mapInArrow``, ``repartition``), so the job also runs under Spark Connect.
 """
 
 from __future__ import annotations
 
 import functools
 import itertools
+import operator
 import os
 import urllib.parse
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import msgspec
 
 from assetgate._collect import asset_hash
-from assetgate.batch.schema import ENTRY, OVERLAP, VERDICT, arrow_schema
+from assetgate.batch.schema import ENTRY, SCAN, VERDICT_COLUMNS, arrow_schema
 from assetgate.gate import Judged, Mode, Verdict, judge, settle, untargeted
 from assetgate.inventory import Asset, Ignored, RecordError, read_records
 from assetgate.levels import Catalogue, ServerProfile  # noqa: TC001 (Struct fields)
@@ -40,12 +44,12 @@ __all__ = [
     "BLOCK",
     "DEFAULT_CLUSTER",
     "ScanContext",
+    "decode_column",
     "file_key",
     "judge_batches",
     "judge_transform",
-    "overlap_group",
-    "overlaps_transform",
-    "settle_group",
+    "overlap_rows",
+    "settle_batches",
     "settle_transform",
 ]
 
@@ -53,25 +57,25 @@ DEFAULT_CLUSTER: Final = "*"
 BLOCK: Final = "_block"  # the ``record`` of a file split's row count (not an entry)
 _BOM: Final = b"\xef\xbb\xbf"
 _JSON_SPACE: Final = b" \t\r\n"
-_OVERLAP_STATES: Final = ("online", "degraded", "offline")
-SETTLE_BUCKETS_PER_PARTITION: Final = 4
-# the entry columns settling reads (the others are not shipped to the settle tasks)
+_OVERLAP_STATES: Final = frozenset({"online", "degraded", "offline"})
+_MSGPACK_ARRAY32: Final = b"\xdd"
+# the entry columns settling reads, in this order
 _SETTLE_INPUT: Final = (
     "cluster",
     "account",
-    "kind",
     "stream",
-    "name",
-    "source",
     "source_file",
     "line",
     "_rank",
     "_entry",
     "_hash",
-    "_judged",
 )
+_SCAN_NAMES: Final = tuple(field.name for field in SCAN.fields)
+# ``SCAN`` columns after ``record`` and the verdict ones, empty on an asset row
+_AFTER_VERDICT: Final = (None,) * (len(_SCAN_NAMES) - 1 - len(VERDICT_COLUMNS))
+_OUT_BATCH: Final = 20_000  # rows per output batch of the settle stage
 
-Row = dict[str, Any]
+T = TypeVar("T")
 
 
 class ScanContext(msgspec.Struct, frozen=True, kw_only=True):
@@ -83,12 +87,16 @@ class ScanContext(msgspec.Struct, frozen=True, kw_only=True):
         catalogue: the level catalogue (a frozen Struct, about 20 kB pickled).
         files: :func:`file_key` of each input file -> (its name in sources, its rank in
             input order), so that sources read ``file:line`` as ``check`` prints them.
+        offsets: (``_metadata.file_path``, ``file_block_start``) of each file split ->
+            the number of lines in the earlier splits of its file (Spark's own count,
+            taken before judging), so that every line is numbered where it is read.
     """
 
     profiles: dict[str, ServerProfile]
     mode: Mode
     catalogue: Catalogue
     files: dict[str, tuple[str, int]]
+    offsets: dict[tuple[str, int], int] = msgspec.field(default_factory=dict)
 
     def profile(self, cluster: str) -> ServerProfile | None:
         """The target profile of a cluster, ``None`` if no target covers it."""
@@ -126,19 +134,65 @@ def _msgpack_encoder() -> msgspec.msgpack.Encoder:
 
 
 @functools.cache
-def _judged_decoder() -> msgspec.msgpack.Decoder[Judged]:
-    return msgspec.msgpack.Decoder(Judged)
+def _judged_decoder() -> msgspec.msgpack.Decoder[list[Judged]]:
+    return msgspec.msgpack.Decoder(list[Judged])
 
 
-# --- stage 1: lines -> entries (mapInArrow) ----------------------------------------------
+def decode_column(
+    column: pa.ChunkedArray, decoder: msgspec.msgpack.Decoder[list[T]]
+) -> list[T]:
+    """Decode the non-null values of a binary column of msgpack, in order.
+
+    The values of an Arrow binary array lie back to back in its data buffer (a null
+    takes no bytes), so prefixing them with a msgpack array header makes one document
+    of them: one decode call per chunk.
+    """
+    out: list[T] = []
+    for chunk in column.chunks:
+        count = len(chunk) - chunk.null_count
+        if not count:
+            continue
+        _, offsets_buffer, data = chunk.buffers()
+        view = memoryview(offsets_buffer)
+        large = chunk.type.id == _large_binary_id()
+        offsets = view.cast("q") if large else view.cast("i")
+        start, end = offsets[chunk.offset], offsets[chunk.offset + len(chunk)]
+        header = _MSGPACK_ARRAY32 + count.to_bytes(4, "big")
+        out.extend(decoder.decode(b"".join([header, memoryview(data)[start:end]])))
+    return out
+
+
+@functools.cache
+def _large_binary_id() -> int:
+    import pyarrow as pa
+
+    large: int = pa.large_binary().id
+    return large
+
+
+def _batch(schema: pa.Schema, rows: list[tuple[Any, ...]]) -> pa.RecordBatch:
+    """Row tuples (in the schema's column order) -> one Arrow batch."""
+    import pyarrow as pa
+
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(schema.names)
+    return pa.RecordBatch.from_arrays(
+        [
+            pa.array(col, type=field.type)
+            for col, field in zip(columns, schema, strict=True)
+        ],
+        schema=schema,
+    )
+
+
+# --- stage 1: lines -> entries (mapInArrow, where the lines lie) -------------------------
 
 
 def judge_transform(ctx: ScanContext) -> Callable[[DataFrame], DataFrame]:
     """Lines (``value``, ``_file_path``, ``_block_start``) -> one row per entry (``ENTRY``).
 
     The input must be the file scan itself, unfiltered and unshuffled, so that the rows
-    of each file split arrive contiguous and in file order: ``_row`` is the row's
-    position in its split, from which the job derives line numbers.
+    of each file split arrive contiguous and in file order: a row's line is its
+    position in its split plus the split's offset (``ctx.offsets``).
     """
 
     def apply(lines: DataFrame) -> DataFrame:
@@ -152,14 +206,15 @@ def judge_batches(
 ) -> Iterator[pa.RecordBatch]:
     """Read and judge the lines of Arrow batches; one output batch per input batch.
 
-    After the last batch, one ``record="_block"`` row per file split gives in ``_row``
-    the number of rows (blank ones too) the function saw in it: the job derives line
-    numbers from them and checks them against Spark's own count of the lines read.
+    After the last batch, one ``record="_block"`` row per file split gives in
+    ``_rows`` the number of rows (blank ones too) the function saw in it: the job
+    checks them against Spark's own count of the lines in each split.
     """
     schema = arrow_schema(ENTRY)
     rows_in_block: dict[tuple[str, int], int] = {}
     started: set[tuple[str, int]] = set()
     names: dict[str, tuple[str, int]] = {}
+    tail = (None,) * 3  # _file_path, _block_start, _rows
     for batch in batches:
         rows: list[tuple[Any, ...]] = []
         values = batch.column("value").to_pylist()
@@ -180,57 +235,65 @@ def judge_batches(
             if found is None:
                 found = names[path] = ctx.name_of(path)
             name, rank = found
-            for index, record in enumerate(read_records(data, "")):
-                head = (path, start, row, index, rank, record.source, name)
-                rows.append(head + _entry_fields(ctx, record))
+            # a split Spark did not count numbers from 0; the job refuses the run
+            line = ctx.offsets.get(key, 0) + row + 1
+            for index, record in enumerate(read_records(data, f"{name}:{line}")):
+                head = (name, line, rank, index, record.source)
+                rows.append(_entry_row(ctx, record, head) + tail)
         yield _batch(schema, rows)
     if rows_in_block:
-        empty = (None,) * (len(schema.names) - 8)
+        empty = (None,) * (len(schema.names) - 4)
         yield _batch(
             schema,
             [
-                (path, start, count, None, None, None, None, BLOCK, *empty)
+                (BLOCK, *empty, path, start, count)
                 for (path, start), count in rows_in_block.items()
             ],
         )
 
 
-def _batch(schema: pa.Schema, rows: list[tuple[Any, ...]]) -> pa.RecordBatch:
-    """Row tuples (in the schema's column order) -> one Arrow batch."""
-    import pyarrow as pa
-
-    columns = list(zip(*rows, strict=True)) if rows else [()] * len(schema.names)
-    return pa.RecordBatch.from_arrays(
-        [
-            pa.array(col, type=field.type)
-            for col, field in zip(columns, schema, strict=True)
-        ],
-        schema=schema,
-    )
+_NO_ASSET: Final = (None, None, None)  # cluster, account, stream of a non-asset entry
 
 
-def _entry_fields(
-    ctx: ScanContext, record: Asset | RecordError | Ignored
+def _entry_row(
+    ctx: ScanContext, record: Asset | RecordError | Ignored, head: tuple[Any, ...]
 ) -> tuple[Any, ...]:
-    """The columns of one entry from ``record`` on (``ENTRY`` order); assets are judged here."""
-    # an error or ignored record fills only its last three columns (``ENTRY`` order)
+    """An ``ENTRY`` row up to ``reason``; ``head`` is (source_file ... source)."""
     if isinstance(record, RecordError):
-        return ("error", *(None,) * 7, record.message, record.retriable, None)
+        return (
+            "error",
+            *_NO_ASSET,
+            *head,
+            None,
+            None,
+            record.message,
+            record.retriable,
+            None,
+        )
     if isinstance(record, Ignored):
-        return ("ignored", *(None,) * 9, record.reason)
+        return ("ignored", *_NO_ASSET, *head, None, None, None, None, record.reason)
     profile = ctx.profile(record.cluster)
     if profile is None:
         # as check's Collector does: a cluster no target covers is an error record
         error = untargeted(record)
-        return ("error", *(None,) * 7, error.message, error.retriable, None)
+        return (
+            "error",
+            *_NO_ASSET,
+            *head,
+            None,
+            None,
+            error.message,
+            error.retriable,
+            None,
+        )
     judged = judge(record, profile, ctx.mode, ctx.catalogue)
     return (
         "asset",
         record.cluster,
         record.account,
-        record.kind,
         record.stream,
-        record.name,
+        *head[:-1],
+        None,  # the source is the verdict's
         asset_hash(record),
         _msgpack_encoder().encode(judged),
         None,
@@ -239,169 +302,188 @@ def _entry_fields(
     )
 
 
-def _add(columns: dict[str, list[Any]], row: Row) -> None:
-    for name, values in columns.items():
-        values.append(row.get(name))
-
-
-# --- stage 2: settle each stream with its consumers (groupBy().applyInArrow) -------------
+# --- stage 2: settle streams and find overlaps, one account per task ----------------------
 
 
 def settle_transform(
     ctx: ScanContext, partitions: int
 ) -> Callable[[DataFrame], DataFrame]:
-    """Asset entries with ``source`` and ``line`` -> one settled row per asset (``VERDICT``).
+    """Entries (``ENTRY``) -> settled assets, overlaps and the other rows (``SCAN``).
 
-    ``partitions``: how many Python tasks settle (the job passes its number of file
-    splits). Every task costs a fixed hand-off to a Python worker, so a tiny scan must
-    not pay for ``spark.sql.shuffle.partitions`` (200) of them.
+    One shuffle by (cluster, account) puts each account, with its streams and their
+    consumers, in one partition; one Python call per partition settles and finds
+    overlaps for all of them. Errors, ignored records and split counts (no account)
+    land together in one partition and pass through. ``partitions``: how many tasks
+    (the job passes its number of file splits); every task costs a fixed hand-off to a
+    Python worker, so a tiny scan must not pay for ``spark.sql.shuffle.partitions``.
     """
 
-    def apply(assets: DataFrame) -> DataFrame:
-        from pyspark.sql import functions as F  # noqa: N812 (Spark's convention)
-
-        # Groups of one stream are tiny (a stream and a few consumers) and Spark pays
-        # a fixed cost per group, so streams are hashed into buckets and each Python
-        # call settles every stream of its bucket; the explicit repartition (which
-        # the grouping reuses) fixes the number of tasks.
-        count = max(partitions, 1)
-        buckets = SETTLE_BUCKETS_PER_PARTITION * count
-        bucket = F.pmod(F.xxhash64("cluster", "account", "stream"), F.lit(buckets))
-        # a lambda, not a partial: Spark infers the API from annotations, and a
-        # function without any is the (pyarrow.Table) -> pyarrow.Table form
-        return (
-            assets.select(*_SETTLE_INPUT)
-            .withColumn("_bucket", bucket)
-            .repartition(count, "_bucket")
-            .groupBy("_bucket")
-            .applyInArrow(lambda table: settle_group(ctx, table), VERDICT)
+    def apply(entries: DataFrame) -> DataFrame:
+        return entries.repartition(max(partitions, 1), "cluster", "account").mapInArrow(
+            functools.partial(settle_batches, ctx), SCAN
         )
 
     return apply
 
 
-def _input_order(row: Row) -> tuple[int, str, int, int]:
-    return (row["_rank"], row["source_file"], row["line"], row["_entry"])
+def settle_batches(
+    ctx: ScanContext, batches: Iterable[pa.RecordBatch]
+) -> Iterator[pa.RecordBatch]:
+    """Settle every account of a partition (all its batches) and find its overlaps."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    schema = arrow_schema(SCAN)
+    taken = list(batches)
+    if not taken:
+        return
+    table = pa.Table.from_batches(taken)
+    is_asset = pc.equal(table.column("record"), "asset")
+    others = table.filter(pc.invert(is_asset))
+    if others.num_rows:
+        yield from _passed_through(others, schema).to_batches()
+    assets = table.filter(is_asset)
+    del table, taken
+    if not assets.num_rows:
+        return
+    judged = decode_column(assets.column("_judged"), _judged_decoder())
+    columns = [assets.column(name).to_pylist() for name in _SETTLE_INPUT]
+    entries = sorted(zip(*columns, judged, strict=True), key=_stream_key)
+    del assets, columns, judged
+    out: list[tuple[Any, ...]] = []
+    for (cluster, account), group in itertools.groupby(entries, key=_account_key):
+        profile = ctx.target_profile(cluster)  # judged entries have one
+        kept: list[tuple[str, tuple[str, ...], str]] = []
+        for _, rows in itertools.groupby(group, key=_stream_key):
+            _settle_stream(list(rows), profile, out, kept)
+        for stream, subject, offline, pairs, covered in overlap_rows(kept):
+            out.append(
+                _scan_row(
+                    record="overlap",
+                    cluster=cluster,
+                    account=account,
+                    stream=stream,
+                    subject=subject,
+                    offline=offline,
+                    pairs=pairs,
+                    overlaps=covered,
+                )
+            )
+        if len(out) >= _OUT_BATCH:
+            yield _batch(schema, out)
+            out = []
+    if out:
+        yield _batch(schema, out)
 
 
-def settle_group(ctx: ScanContext, table: pa.Table) -> pa.Table:
-    """Settle every (cluster, account, stream) group of a table, one by one."""
+# positions in a settle entry (the ``_SETTLE_INPUT`` columns, then the Judged)
+_FILE, _LINE, _RANK, _ENTRY, _HASH, _JUDGED = range(3, 9)
+_account_key = operator.itemgetter(0, 1)
+_stream_key = operator.itemgetter(0, 1, 2)
+_input_order = operator.itemgetter(_RANK, _FILE, _LINE, _ENTRY)
+
+
+def _scan_row(**values: object) -> tuple[object, ...]:
+    """A ``SCAN`` row from column values by name (the others empty)."""
+    return tuple(values.get(name) for name in _SCAN_NAMES)
+
+
+def _passed_through(others: pa.Table, schema: pa.Schema) -> pa.Table:
+    """Error, ignored and split rows in ``SCAN`` columns (as they came, others empty)."""
     import pyarrow as pa
 
-    rows: list[Row] = table.select(list(_SETTLE_INPUT)).to_pylist()
-    rows.sort(key=lambda r: (r["cluster"], r["account"], r["stream"]))
-    out: list[tuple[Any, ...]] = []
-    for _, group in itertools.groupby(
-        rows, key=lambda r: (r["cluster"], r["account"], r["stream"])
-    ):
-        out.extend(_settle_stream(ctx, list(group)))
-    width = len(VERDICT.fields)
-    out = [row if len(row) == width else (*row, None, None) for row in out]
-    return pa.Table.from_batches([_batch(arrow_schema(VERDICT), out)])
+    names = set(others.column_names)
+    return pa.table(
+        [
+            others.column(field.name)
+            if field.name in names
+            else pa.nulls(others.num_rows, field.type)
+            for field in schema
+        ],
+        schema=schema,
+    )
 
 
-def _settle_stream(ctx: ScanContext, rows: list[Row]) -> list[tuple[Any, ...]]:
+def _settle_stream(
+    rows: list[tuple[Any, ...]],
+    profile: ServerProfile,
+    out: list[tuple[Any, ...]],
+    kept: list[tuple[str, tuple[str, ...], str]],
+) -> None:
     """Settle one (cluster, account, stream) group as ``check`` does.
 
     The first stream record in input order is the stream; later ones are duplicates
     whose verdicts are kept unsettled (and the last one's state decides whether the
     stream takes part in overlaps, as in ``check``). Consumers are settled in name
-    order, input order among equal names.
+    order, input order among equal names. Verdict rows go to ``out``; the stream's
+    (name, subjects, state) goes to ``kept`` when it keeps its subjects.
     """
-    streams = sorted((r for r in rows if r["kind"] == "stream"), key=_input_order)
-    consumers = sorted(
-        (r for r in rows if r["kind"] != "stream"),
-        key=lambda r: (r["name"], *_input_order(r)),
+    if len(rows) == 1 and rows[0][_JUDGED].verdict.kind == "stream":
+        # a stream alone: nothing to settle (what settle() returns for it)
+        head = rows[0][_JUDGED]
+        if head.verdict.state in _OVERLAP_STATES:
+            kept.append((head.verdict.stream, head.subjects, head.verdict.state))
+        out.append(_verdict_row(rows[0], head.verdict, 0, duplicate=False))
+        return
+    streams = sorted(
+        (r for r in rows if r[_JUDGED].verdict.kind == "stream"), key=_input_order
     )
-    judged = {id(row): _judged(row) for row in rows}
-    head = judged[id(streams[0])] if streams else None
-    profile = ctx.target_profile(rows[0]["cluster"])  # judged rows have one
-    settled = settle(head, [judged[id(r)] for r in consumers], profile)
-    out: list[tuple[Any, ...]] = []
-    if head is not None:
-        last = judged[id(streams[-1])].verdict.state if len(streams) > 1 else None
-        overlap_state = settled[0].state if last is None else last
-        first = _verdict_row(streams[0], settled[0], 0, duplicate=False)
-        out.append((*first, list(head.subjects), overlap_state))
+    consumers = sorted(
+        (r for r in rows if r[_JUDGED].verdict.kind != "stream"),
+        key=lambda r: (r[_JUDGED].verdict.name, *_input_order(r)),
+    )
+    first = streams[0][_JUDGED] if streams else None
+    settled = settle(first, [r[_JUDGED] for r in consumers], profile)
+    if first is not None:
+        last = streams[-1][_JUDGED].verdict.state if len(streams) > 1 else None
+        state = settled[0].state if last is None else last
+        if state in _OVERLAP_STATES:
+            kept.append((first.verdict.stream, first.subjects, state))
+        out.append(_verdict_row(streams[0], settled[0], 0, duplicate=False))
     offset = len(settled) - len(consumers)
     for index, row in enumerate(consumers):
-        verdict = settled[offset + index]
-        out.append(_verdict_row(row, verdict, index + 1, duplicate=False))
+        out.append(
+            _verdict_row(row, settled[offset + index], index + 1, duplicate=False)
+        )
     for index, row in enumerate(streams[1:]):
-        out.append(_verdict_row(row, judged[id(row)].verdict, index, duplicate=True))
-    return out
-
-
-def _judged(row: Row) -> Judged:
-    """The judgement of an entry, with its real source (judged before lines were known)."""
-    judged = _judged_decoder().decode(row["_judged"])
-    verdict = msgspec.structs.replace(judged.verdict, source=row["source"])
-    return msgspec.structs.replace(judged, verdict=verdict)
+        out.append(_verdict_row(row, row[_JUDGED].verdict, index, duplicate=True))
 
 
 def _verdict_row(
-    row: Row,
-    verdict: Verdict,
-    position: int,
-    *,
-    duplicate: bool,
+    row: tuple[Any, ...], verdict: Verdict, position: int, *, duplicate: bool
 ) -> tuple[Any, ...]:
-    """A ``VERDICT`` row without ``_subjects`` and ``_overlap_state`` (null unless added)."""
+    """A ``SCAN`` row of a settled asset."""
     return (
+        "asset",
         *msgspec.structs.astuple(verdict),
-        row["source_file"],
-        row["line"],
+        row[_FILE],
+        row[_LINE],
         duplicate,
         position,
-        row["_rank"],
-        row["_entry"],
-        row["_hash"],
+        row[_RANK],
+        row[_ENTRY],
+        row[_HASH],
         _msgpack_encoder().encode(verdict),
+        *_AFTER_VERDICT,
     )
 
 
-# --- stage 3: overlaps per account (groupBy().applyInArrow) ------------------------------
+def overlap_rows(
+    streams: list[tuple[str, tuple[str, ...], str]],
+) -> list[tuple[str, str, bool, int, list[dict[str, Any]]]]:
+    """The overlaps of one account's streams, each pair grouped under its busier side.
 
-
-def overlaps_transform(partitions: int) -> Callable[[DataFrame], DataFrame]:
-    """Settled verdicts -> overlaps per (cluster, account) (``OVERLAP``).
-
-    Streams take part when their state is online, degraded or offline (offline
-    streams keep their subjects on the server), as in ``check``. ``partitions``: how
-    many Python tasks find them (see :func:`settle_transform`).
-    """
-
-    def apply(verdicts: DataFrame) -> DataFrame:
-        from pyspark.sql import functions as F  # noqa: N812 (Spark's convention)
-
-        streams = verdicts.where(
-            F.col("_subjects").isNotNull()
-            & F.col("_overlap_state").isin(*_OVERLAP_STATES)
-        ).select("cluster", "account", "stream", "_subjects", "_overlap_state")
-        return (
-            streams.repartition(max(partitions, 1), "cluster", "account")
-            .groupBy("cluster", "account")
-            .applyInArrow(overlap_group, OVERLAP)
-        )
-
-    return apply
-
-
-def overlap_group(table: pa.Table) -> pa.Table:
-    """Find the overlaps of one account and group each pair under its busier side.
-
+    ``streams``: (name, subjects, state) of the streams that keep their subjects.
     :func:`find_overlaps` gives one row per overlapping pair (a catch-all ``>`` stream
     overlaps every other stream: n - 1 pairs). Each pair is attributed to the
     (stream, subject) side that takes part in more pairs (the earlier stream on a
-    tie), and one row is written per such side, listing the others: a catch-all
-    subject is one row, every pair appears exactly once, and ``pairs`` sums to
-    ``check``'s overlap count.
+    tie), and one row (stream, subject, offline, pairs, overlaps) is returned per such
+    side, listing the others: a catch-all subject is one row, every pair appears
+    exactly once, and ``pairs`` sums to ``check``'s overlap count.
     """
-    import pyarrow as pa
-
-    rows: list[Row] = sorted(table.to_pylist(), key=lambda r: r["stream"])
-    offline = {r["stream"] for r in rows if r["_overlap_state"] == "offline"}
-    pairs = find_overlaps([(r["stream"], r["_subjects"]) for r in rows])
+    ordered = sorted(streams, key=operator.itemgetter(0))
+    offline = {name for name, _, state in ordered if state == "offline"}
+    pairs = find_overlaps([(name, subjects) for name, subjects, _ in ordered])
     degree: dict[tuple[str, str], int] = {}
     for a, subject_a, b, subject_b in pairs:
         for side in ((a, subject_a), (b, subject_b)):
@@ -412,23 +494,16 @@ def overlap_group(table: pa.Table) -> pa.Table:
         if degree[second] > degree[first]:
             first, second = second, first
         hubs.setdefault(first, []).append(second)
-    schema = arrow_schema(OVERLAP)
-    columns: dict[str, list[Any]] = {name: [] for name in schema.names}
-    cluster, account = (rows[0]["cluster"], rows[0]["account"]) if rows else ("", "")
-    for (stream, subject), others in sorted(hubs.items()):
-        _add(
-            columns,
-            {
-                "cluster": cluster,
-                "account": account,
-                "stream": stream,
-                "subject": subject,
-                "offline": stream in offline,
-                "pairs": len(others),
-                "overlaps": [
-                    {"stream": s, "subject": sub, "offline": s in offline}
-                    for s, sub in sorted(others)
-                ],
-            },
+    return [
+        (
+            stream,
+            subject,
+            stream in offline,
+            len(others),
+            [
+                {"stream": s, "subject": sub, "offline": s in offline}
+                for s, sub in sorted(others)
+            ],
         )
-    return pa.Table.from_pydict(columns, schema=schema)
+        for (stream, subject), others in sorted(hubs.items())
+    ]

@@ -216,7 +216,7 @@ def test_failed_run_keeps_previous_output(
     scan(spark, [MIXED], out, targets={"*": TARGET}, catalogue=catalogue)
     before = sorted(str(p.relative_to(out)) for p in out.rglob("*"))
 
-    def broken(*_: object) -> None:
+    def broken(*_: object, **__: object) -> None:
         raise ScanError("lines or records not accounted for: simulated")
 
     monkeypatch.setattr(job, "_account", broken)
