@@ -33,10 +33,11 @@ import msgspec
 import structlog
 
 from assetgate.batch.schema import (
-    ASSET_COLUMNS,
+    ASSET,
     ERROR_COLUMNS,
     IGNORED_COLUMNS,
     OVERLAP_COLUMNS,
+    arrow_schema,
 )
 from assetgate.batch.transform import (
     BLOCK,
@@ -338,7 +339,15 @@ def _offsets(counts: Mapping[tuple[str, int], int]) -> dict[tuple[str, int], int
 
 _ENTRY_ORDER: Final = ("_rank", "source_file", "line", "_entry")
 _SETTLED_ORDER: Final = ("cluster", "account", "stream", "_position")
-_ORDER_FIELDS: Final = ("_duplicate", "_position", "_rank", "_entry", "_hash")
+_ORDER_FIELDS: Final = (
+    *_SETTLED_ORDER,
+    "source_file",
+    "line",
+    "_duplicate",
+    "_rank",
+    "_entry",
+    "_hash",
+)
 
 
 def _sorted(table: pa.Table, keys: Sequence[str]) -> pa.Table:
@@ -367,6 +376,22 @@ def _check_order(settled: pa.Table) -> pa.Array:
     )
 
 
+def _asset_table(verdicts: Sequence[Verdict], ordered: pa.Table) -> pa.Table:
+    """The ``assets/`` table: the verdicts' fields, then ``source_file`` and ``line``."""
+    import pyarrow as pa
+
+    schema = arrow_schema(ASSET)
+    fields = Verdict.__struct_fields__
+    rows = list(map(msgspec.structs.astuple, verdicts))
+    columns = zip(*rows, strict=True) if rows else [()] * len(fields)
+    arrays = [
+        pa.array(values, schema.field(name).type)
+        for name, values in zip(fields, columns, strict=True)
+    ]
+    arrays += [ordered.column("source_file"), ordered.column("line")]
+    return pa.table(arrays, schema=schema)
+
+
 def _report(
     table: pa.Table,
     ctx: ScanContext,
@@ -380,7 +405,7 @@ def _report(
     (settled streams by key, each stream before its consumers in name order, then
     duplicates in input order); the report is put together by ``check``'s own
     :func:`~assetgate.check.assemble` (cluster outcomes, acceptances, counts), and the
-    columns it may change are rewritten from it. The third table holds the rows the
+    ``assets/`` table is built from its verdicts. The third table holds the rows the
     judge function saw per file split.
     """
     import pyarrow as pa
@@ -391,13 +416,11 @@ def _report(
     collected = decode_column(
         table.column("_verdict"), msgspec.msgpack.Decoder(list[Verdict])
     )
-    settled = table.select([*ASSET_COLUMNS, *_ORDER_FIELDS]).filter(
-        pc.equal(record, "asset")
-    )
+    settled = table.select(list(_ORDER_FIELDS)).filter(pc.equal(record, "asset"))
     order = _check_order(settled)
     assets = [collected[i] for i in order.to_pylist()]
     del collected
-    ordered = settled.select([*ASSET_COLUMNS, "_hash"]).take(order)
+    ordered = settled.select(["source_file", "line", "_hash"]).take(order)
     del settled
     hashes: list[bytes] = ordered.column("_hash").to_pylist()
     others = _sorted(
@@ -447,18 +470,9 @@ def _report(
         targets=dict(targets),
         rules=rules,
     )
-    assets = report.assets
-    out = ordered.select(list(ASSET_COLUMNS))
-    # columns check's functions may have changed after settling (same values as the
-    # report's verdicts, so the Parquet output and the report agree)
-    changed = ["accepted"] if rules else []
-    if any(outcome.outcome != "ok" for outcome in report.clusters):
-        changed += ["state", "reason", "dropped_fields", "own_state", "own_reason"]
-    for name in changed:
-        index = out.schema.get_field_index(name)
-        values = [getattr(v, name) for v in assets]
-        column = pa.array(values, out.schema.field(index).type)
-        out = out.set_column(index, name, column)
+    # the report's own verdicts (after cluster outcomes and acceptances), so the
+    # Parquet output and the report agree
+    out = _asset_table(report.assets, ordered)
     kind = others.column("record")
     tables = {
         "assets": out,

@@ -25,13 +25,13 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 __all__ = [
+    "ASSET",
     "ASSET_COLUMNS",
     "ENTRY",
     "ERROR_COLUMNS",
     "IGNORED_COLUMNS",
     "OVERLAP_COLUMNS",
     "SCAN",
-    "VERDICT_COLUMNS",
     "arrow_schema",
 ]
 
@@ -69,35 +69,32 @@ ENTRY: Final = StructType(
     )
 )
 
-# One row per asset after settling, in the field order of ``check --format json``.
-_VERDICT: Final = _fields(
-    ("source", _TEXT),
-    ("cluster", _TEXT),
-    ("account", _TEXT),
-    ("kind", _TEXT),
-    ("stream", _TEXT),
-    ("name", _TEXT),
-    ("state", _TEXT),
-    ("reason", _TEXT),
-    ("target", _TEXT),
-    ("stamped_level", _TEXT),
-    ("required_level", IntegerType()),
-    ("min_server_version", _TEXT),
-    ("unknown_fields", _TEXTS),
-    ("dropped_fields", _TEXTS),
-    ("drift", _TEXT),
-    ("accepted", _TEXT),
-    ("own_state", _TEXT),
-    ("own_reason", _TEXT),
-    ("replicas", IntegerType()),
-    ("source_file", _TEXT),
-    ("line", LongType()),
-    ("_duplicate", BooleanType()),
-    ("_position", IntegerType()),
-    ("_rank", IntegerType()),
-    ("_entry", IntegerType()),
-    ("_hash", BinaryType()),
-    ("_verdict", BinaryType()),
+# One row per asset in ``assets/``: the fields of ``check --format json``, in its order,
+# then where the asset was read.
+ASSET: Final = StructType(
+    _fields(
+        ("source", _TEXT),
+        ("cluster", _TEXT),
+        ("account", _TEXT),
+        ("kind", _TEXT),
+        ("stream", _TEXT),
+        ("name", _TEXT),
+        ("state", _TEXT),
+        ("reason", _TEXT),
+        ("target", _TEXT),
+        ("stamped_level", _TEXT),
+        ("required_level", IntegerType()),
+        ("min_server_version", _TEXT),
+        ("unknown_fields", _TEXTS),
+        ("dropped_fields", _TEXTS),
+        ("drift", _TEXT),
+        ("accepted", _TEXT),
+        ("own_state", _TEXT),
+        ("own_reason", _TEXT),
+        ("replicas", IntegerType()),
+        ("source_file", _TEXT),
+        ("line", LongType()),
+    )
 )
 
 # A (stream, subject) that overlaps others: a catch-all subject is one row listing
@@ -106,30 +103,43 @@ _OTHER: Final = StructType(
     _fields(("stream", _TEXT), ("subject", _TEXT), ("offline", BooleanType()))
 )
 
-# What the settle stage returns, one row per: settled asset (``record="asset"``, the
-# ``_VERDICT`` columns), overlap (``"overlap"``: cluster, account, stream and the
-# overlap columns), error and ignored record, and file split (passed through from
-# ``ENTRY``). The driver collects it once and splits it by ``record``.
+# What the settle stage returns, one row per:
+# - settled asset (``record="asset"``): its key, where it was read, its place in
+#   ``check``'s order (``_duplicate``, ``_position``, ``_rank``, ``_entry``), ``_hash``
+#   and the settled ``Verdict`` as msgpack (``_verdict``; the driver decodes it and
+#   builds the ``ASSET`` columns from it);
+# - overlap (``"overlap"``): cluster, account, stream and the overlap columns;
+# - error, ignored record and file split count, passed through from ``ENTRY``.
+# The driver collects it once and splits it by ``record``.
 SCAN: Final = StructType(
-    [
-        *_fields(("record", _TEXT)),
-        *_VERDICT,
-        *_fields(
-            ("message", _TEXT),
-            ("retriable", BooleanType()),
-            ("subject", _TEXT),
-            ("offline", BooleanType()),
-            ("pairs", IntegerType()),
-            ("overlaps", ArrayType(_OTHER, containsNull=False)),
-            ("_file_path", _TEXT),
-            ("_block_start", LongType()),
-            ("_rows", LongType()),
-        ),
-    ]
+    _fields(
+        ("record", _TEXT),
+        ("source", _TEXT),
+        ("cluster", _TEXT),
+        ("account", _TEXT),
+        ("stream", _TEXT),
+        ("reason", _TEXT),
+        ("source_file", _TEXT),
+        ("line", LongType()),
+        ("_duplicate", BooleanType()),
+        ("_position", IntegerType()),
+        ("_rank", IntegerType()),
+        ("_entry", IntegerType()),
+        ("_hash", BinaryType()),
+        ("_verdict", BinaryType()),
+        ("message", _TEXT),
+        ("retriable", BooleanType()),
+        ("subject", _TEXT),
+        ("offline", BooleanType()),
+        ("pairs", IntegerType()),
+        ("overlaps", ArrayType(_OTHER, containsNull=False)),
+        ("_file_path", _TEXT),
+        ("_block_start", LongType()),
+        ("_rows", LongType()),
+    )
 )
 
-ASSET_COLUMNS: Final = tuple(f.name for f in _VERDICT if f.name[0] != "_")
-VERDICT_COLUMNS: Final = tuple(f.name for f in _VERDICT)
+ASSET_COLUMNS: Final = tuple(f.name for f in ASSET.fields)
 OVERLAP_COLUMNS: Final = (
     "cluster",
     "account",

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 import msgspec
 
 from assetgate._collect import asset_hash
-from assetgate.batch.schema import ENTRY, SCAN, VERDICT_COLUMNS, arrow_schema
+from assetgate.batch.schema import ENTRY, SCAN, arrow_schema
 from assetgate.gate import Judged, Mode, Verdict, judge, settle, untargeted
 from assetgate.inventory import Asset, Ignored, RecordError, read_records
 from assetgate.levels import Catalogue, ServerProfile  # noqa: TC001 (Struct fields)
@@ -71,8 +71,8 @@ _SETTLE_INPUT: Final = (
     "_hash",
 )
 _SCAN_NAMES: Final = tuple(field.name for field in SCAN.fields)
-# ``SCAN`` columns after ``record`` and the verdict ones, empty on an asset row
-_AFTER_VERDICT: Final = (None,) * (len(_SCAN_NAMES) - 1 - len(VERDICT_COLUMNS))
+# ``SCAN`` columns after ``_verdict``, empty on an asset row
+_AFTER_VERDICT: Final = (None,) * (len(_SCAN_NAMES) - _SCAN_NAMES.index("_verdict") - 1)
 _OUT_BATCH: Final = 20_000  # rows per output batch of the settle stage
 
 T = TypeVar("T")
@@ -455,7 +455,11 @@ def _verdict_row(
     """A ``SCAN`` row of a settled asset."""
     return (
         "asset",
-        *msgspec.structs.astuple(verdict),
+        None,  # source: the verdict's
+        verdict.cluster,
+        verdict.account,
+        verdict.stream,
+        None,  # reason: the verdict's
         row[_FILE],
         row[_LINE],
         duplicate,

@@ -225,6 +225,26 @@ def test_failed_run_keeps_previous_output(
     assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
+def test_a_split_counted_differently_refuses_the_run(
+    spark: SparkSession,
+    catalogue: Catalogue,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Line numbers rest on the first pass's counts; if judging saw other rows, no output."""
+    counted = job._count_lines  # noqa: SLF001 (the job's own first pass)
+
+    def one_line_more(spark: SparkSession, paths: list[str]) -> dict[Any, int]:
+        counts = counted(spark, paths)
+        first = min(counts)
+        return {**counts, first: counts[first] + 1}
+
+    monkeypatch.setattr(job, "_count_lines", one_line_more)
+    with pytest.raises(ScanError, match="lines or records not accounted for"):
+        scan(spark, [MIXED], tmp_path / "out", targets={"*": TARGET}, catalogue=catalogue)
+    assert list(tmp_path.iterdir()) == []
+
+
 
 def test_refuses_to_replace_a_directory_that_is_not_a_scan(
     spark: SparkSession, catalogue: Catalogue, tmp_path: Path
