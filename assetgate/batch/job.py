@@ -42,6 +42,7 @@ from assetgate.batch.schema import (
 from assetgate.batch.transform import (
     BLOCK,
     ScanContext,
+    SplitCount,
     decode_column,
     file_key,
     judge_transform,
@@ -219,7 +220,6 @@ def scan(
             accounted for.
         ValueError: a malformed acceptance (before Spark runs anything).
     """
-    from pyspark.sql import Observation
     from pyspark.sql import functions as F  # noqa: N812 (Spark's convention)
 
     rules = [parse_accept(item) for item in accept]
@@ -235,47 +235,21 @@ def scan(
     try:
         counts = _count_lines(spark, paths)
         ctx = msgspec.structs.replace(ctx, offsets=_offsets(counts))
-        # Spark's own counts, taken in the same pass as the judging: the lines read,
-        # and the entries the judge stage hands to the settle stage
-        read = Observation(f"assetgate-lines-{uuid.uuid4().hex[:12]}")
-        judged = Observation(f"assetgate-entries-{uuid.uuid4().hex[:12]}")
-        text = F.length(F.btrim(F.col("value"), F.lit(" \t\r\n"))) > 0
-        record = F.col("record")
         table = (
             spark.read.option("lineSep", "\n")
             .text(paths)
-            .observe(
-                read,
-                F.count(F.lit(1)).alias("lines"),
-                F.coalesce(F.sum(text.cast("long")), F.lit(0)).alias("nonblank"),
-            )
             .select(
                 F.col("value").cast("binary").alias("value"),
                 F.col("_metadata.file_path").alias("_file_path"),
                 F.col("_metadata.file_block_start").alias("_block_start"),
             )
             .transform(judge_transform(ctx))
-            .observe(
-                judged,
-                *(
-                    F.count_if(record == kind).alias(kind)
-                    for kind in ("asset", "error", "ignored")
-                ),
-                F.count_if((record != BLOCK) & (F.col("_entry") == 0)).alias("lines"),
-            )
             .transform(settle_transform(ctx, _tasks(spark, len(counts))))
             .toArrow()
         )
         report, tables, blocks = _report(table, ctx, targets=targets, rules=rules)
         del table
-        _account(
-            read.get,
-            judged=judged.get,
-            counts=counts,
-            blocks=blocks,
-            tables=tables,
-            summary=report.summary,
-        )
+        _account(counts, blocks, tables, report.summary)
         for folder, part in tables.items():
             _write_parquet(part, tmp / folder)
         text_report = render(report, fmt)
@@ -398,15 +372,15 @@ def _report(
     *,
     targets: Mapping[str, str],
     rules: list[tuple[str, str]],
-) -> tuple[Report, dict[str, pa.Table], pa.Table]:
+) -> tuple[Report, dict[str, pa.Table], list[SplitCount]]:
     """``check``'s report from the collected rows, the Parquet tables in its order, splits.
 
     ``table`` is the settle stage's output (``SCAN``). Assets come in ``check``'s order
     (settled streams by key, each stream before its consumers in name order, then
     duplicates in input order); the report is put together by ``check``'s own
     :func:`~assetgate.check.assemble` (cluster outcomes, acceptances, counts), and the
-    ``assets/`` table is built from its verdicts. The third table holds the rows the
-    judge function saw per file split.
+    ``assets/`` table is built from its verdicts. The third item is what the judge
+    function saw in each file split.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -450,8 +424,9 @@ def _report(
         table.filter(pc.equal(record, "overlap")).select(list(OVERLAP_COLUMNS)),
         ("cluster", "account", "stream", "subject"),
     )
-    blocks = table.filter(pc.equal(record, BLOCK)).select(
-        ["_file_path", "_block_start", "_rows"]
+    blocks = decode_column(
+        table.filter(pc.equal(record, BLOCK)).column("_counts"),
+        msgspec.msgpack.Decoder(list[SplitCount]),
     )
     pairs = sorted(_pairs(hubs), key=lambda o: (o.cluster, o.account, o.streams))
     # check's own assembly: whole-cluster outcomes, acceptances, counts, target info
@@ -515,67 +490,52 @@ def _pairs(hubs: pa.Table) -> list[Overlap]:
 
 
 def _account(
-    read: Mapping[str, Any],
-    *,
-    judged: Mapping[str, Any],
     counts: Mapping[tuple[str, int], int],
-    blocks: pa.Table,
+    blocks: Sequence[SplitCount],
     tables: Mapping[str, pa.Table],
     summary: Summary,
 ) -> None:
-    """Check, with Spark's own counts, that every line and record is accounted for.
+    """Check that every line and record is accounted for before anything is committed.
 
-    ``read``: Spark's count of the lines read in the judging pass; ``counts``: its
-    count per file split taken before (the line numbers rest on it); ``blocks``: the
-    rows the judge function saw per split; ``judged``: Spark's count of the entries
-    the judge stage handed to the settle stage. Every line read must have been seen,
-    every non-blank one must have produced entries, and the report and the Parquet
-    tables must hold every entry.
+    ``counts`` is Spark's own count of the lines of each file split (the line numbers
+    rest on it); ``blocks`` is what the judge function saw in each split. The function
+    must have been handed every line Spark counted, each of them blank or giving
+    entries, and the Parquet tables and the report must hold every entry it handed on.
     """
     import pyarrow.compute as pc
 
-    seen = dict(
-        zip(
-            zip(
-                blocks.column("_file_path").to_pylist(),
-                blocks.column("_block_start").to_pylist(),
-                strict=True,
-            ),
-            blocks.column("_rows").to_pylist(),
-            strict=True,
-        )
-    )
     hubs = tables["overlaps"]
     pairs = pc.sum(hubs.column("pairs")).as_py() if hubs.num_rows else 0
-    counted = {
-        "lines per split": seen,
-        "lines read": sum(seen.values()),
-        "non-blank lines": int(judged.get("lines") or 0),
-        "assets": tables["assets"].num_rows,
-        "errors": tables["errors"].num_rows,
-        "ignored": tables["ignored"].num_rows,
-        "records": summary.records,
-        "overlaps": int(pairs or 0),
+    problems = []
+    seen = {(block.path, block.start): block.rows for block in blocks}
+    if len(seen) != len(blocks) or seen != dict(counts):
+        problems.append(
+            f"lines per file split: judged {sorted(seen.items())}, "
+            f"Spark counted {sorted(counts.items())}"
+        )
+    silent = sum(b.rows - b.blank - b.lines for b in blocks)
+    if silent:
+        problems.append(f"{silent} non-blank lines gave no entry")
+    written = {
+        "asset": (tables["assets"].num_rows, summary.assets),
+        "error": (tables["errors"].num_rows, summary.errors),
+        "ignored": (tables["ignored"].num_rows, summary.ignored),
     }
-    expected = {
-        "lines per split": dict(counts),
-        "lines read": int(read.get("lines") or 0),
-        "non-blank lines": int(read.get("nonblank") or 0),
-        "assets": int(judged.get("asset") or 0),
-        "errors": int(judged.get("error") or 0),
-        "ignored": int(judged.get("ignored") or 0),
-        "records": sum(int(judged.get(k) or 0) for k in ("asset", "error", "ignored")),
-        "overlaps": summary.overlaps,
-    }
-    reported = (summary.assets, summary.errors, summary.ignored)
-    if counted != expected or reported != (
-        counted["assets"],
-        counted["errors"],
-        counted["ignored"],
-    ):
-        if counted["lines per split"] == expected["lines per split"]:
-            del counted["lines per split"], expected["lines per split"]
-        msg = f"lines or records not accounted for: counted {counted}, expected {expected}"
+    entries = {kind: sum(getattr(b, kind) for b in blocks) for kind in written}
+    for kind, (rows, reported) in written.items():
+        if rows != entries[kind] or reported != entries[kind]:
+            problems.append(
+                f"{kind} entries: judged {entries[kind]}, written {rows}, "
+                f"reported {reported}"
+            )
+    if summary.records != sum(entries.values()):
+        problems.append(
+            f"records: judged {sum(entries.values())}, reported {summary.records}"
+        )
+    if int(pairs or 0) != summary.overlaps:
+        problems.append(f"overlaps: written {pairs}, reported {summary.overlaps}")
+    if problems:
+        msg = "lines or records not accounted for: " + "; ".join(problems)
         raise ScanError(msg)
 
 

@@ -45,8 +45,8 @@ _TEXTS: Final = ArrayType(StringType(), containsNull=False)
 
 # One row per inventory entry (an asset, an error or an ignored record) after judging,
 # with its line and source; ``_judged`` is the asset's ``Judged`` as msgpack. A
-# ``record="_block"`` row gives the rows the judge function saw in one file split
-# (``_file_path``, ``_block_start``, ``_rows``), for the job's accounting.
+# ``record="_block"`` row gives what the judge function saw in one file split
+# (``_counts``: a ``SplitCount`` as msgpack), for the job's accounting.
 ENTRY: Final = StructType(
     _fields(
         ("record", _TEXT),
@@ -63,9 +63,7 @@ ENTRY: Final = StructType(
         ("message", _TEXT),
         ("retriable", BooleanType()),
         ("reason", _TEXT),
-        ("_file_path", _TEXT),
-        ("_block_start", LongType()),
-        ("_rows", LongType()),
+        ("_counts", BinaryType()),
     )
 )
 
@@ -133,9 +131,7 @@ SCAN: Final = StructType(
         ("offline", BooleanType()),
         ("pairs", IntegerType()),
         ("overlaps", ArrayType(_OTHER, containsNull=False)),
-        ("_file_path", _TEXT),
-        ("_block_start", LongType()),
-        ("_rows", LongType()),
+        ("_counts", BinaryType()),
     )
 )
 

@@ -44,6 +44,7 @@ __all__ = [
     "BLOCK",
     "DEFAULT_CLUSTER",
     "ScanContext",
+    "SplitCount",
     "decode_column",
     "file_key",
     "judge_batches",
@@ -201,20 +202,46 @@ def judge_transform(ctx: ScanContext) -> Callable[[DataFrame], DataFrame]:
     return apply
 
 
+class SplitCount(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """What the judge function saw in one file split, for the job's accounting.
+
+    Attributes:
+        path: the split's file, as Spark's ``_metadata.file_path`` gives it.
+        start: the split's ``_metadata.file_block_start``.
+        rows: the lines it was handed (blank ones too).
+        blank: the lines that were blank (or only a BOM).
+        lines: the lines that gave entries (every other line must).
+        asset: the asset entries it handed on.
+        error: the error entries.
+        ignored: the ignored entries.
+    """
+
+    path: str
+    start: int
+    rows: int = 0
+    blank: int = 0
+    lines: int = 0
+    asset: int = 0
+    error: int = 0
+    ignored: int = 0
+
+
+_KINDS: Final = ("asset", "error", "ignored")
+
+
 def judge_batches(
     ctx: ScanContext, batches: Iterable[pa.RecordBatch]
 ) -> Iterator[pa.RecordBatch]:
     """Read and judge the lines of Arrow batches; one output batch per input batch.
 
-    After the last batch, one ``record="_block"`` row per file split gives in
-    ``_rows`` the number of rows (blank ones too) the function saw in it: the job
-    checks them against Spark's own count of the lines in each split.
+    After the last batch, one ``record="_block"`` row per file split carries its
+    :class:`SplitCount` (msgpack, in ``_counts``): the job checks the rows against
+    Spark's own count of the lines of each split, and the entries against its output.
     """
     schema = arrow_schema(ENTRY)
-    rows_in_block: dict[tuple[str, int], int] = {}
-    started: set[tuple[str, int]] = set()
+    # per split: rows, blank, lines, then entries of each of _KINDS
+    seen: dict[tuple[str, int], list[int]] = {}
     names: dict[str, tuple[str, int]] = {}
-    tail = (None,) * 3  # _file_path, _block_start, _rows
     for batch in batches:
         rows: list[tuple[Any, ...]] = []
         values = batch.column("value").to_pylist()
@@ -222,32 +249,58 @@ def judge_batches(
         starts = batch.column("_block_start").to_pylist()
         for value, path, start in zip(values, paths, starts, strict=True):
             key = (path, start)
-            row = rows_in_block.get(key, 0)
-            rows_in_block[key] = row + 1
+            counts = seen.get(key)
+            if counts is None:
+                counts = seen[key] = [0] * (3 + len(_KINDS))
+            row = counts[0]
+            counts[0] = row + 1
             data = (value or b"").strip(_JSON_SPACE)
-            if start == 0 and key not in started and data.startswith(_BOM):
+            if start == 0 and counts[2] == 0 and data.startswith(_BOM):
                 # as the file reader does: a BOM before the first record is skipped
                 data = data[len(_BOM) :].lstrip(_JSON_SPACE)
             if not data:
+                counts[1] += 1
                 continue
-            started.add(key)
             found = names.get(path)
             if found is None:
                 found = names[path] = ctx.name_of(path)
             name, rank = found
             # a split Spark did not count numbers from 0; the job refuses the run
             line = ctx.offsets.get(key, 0) + row + 1
-            for index, record in enumerate(read_records(data, f"{name}:{line}")):
-                head = (name, line, rank, index, record.source)
-                rows.append(_entry_row(ctx, record, head) + tail)
+            entries = read_records(data, f"{name}:{line}")
+            if entries:
+                counts[2] += 1
+            for index, record in enumerate(entries):
+                entry = _entry_row(
+                    ctx, record, (name, line, rank, index, record.source)
+                )
+                counts[3 + _KINDS.index(entry[0])] += 1
+                rows.append((*entry, None))
         yield _batch(schema, rows)
-    if rows_in_block:
-        empty = (None,) * (len(schema.names) - 4)
+    if seen:
+        encode = _msgpack_encoder().encode
+        empty = (None,) * (len(schema.names) - 2)
         yield _batch(
             schema,
             [
-                (BLOCK, *empty, path, start, count)
-                for (path, start), count in rows_in_block.items()
+                (
+                    BLOCK,
+                    *empty,
+                    encode(
+                        SplitCount(
+                            path=path,
+                            start=start,
+                            **dict(
+                                zip(
+                                    ("rows", "blank", "lines", *_KINDS),
+                                    counts,
+                                    strict=True,
+                                )
+                            ),
+                        )
+                    ),
+                )
+                for (path, start), counts in seen.items()
             ],
         )
 

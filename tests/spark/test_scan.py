@@ -225,6 +225,7 @@ def test_failed_run_keeps_previous_output(
     assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
+
 def test_a_split_counted_differently_refuses_the_run(
     spark: SparkSession,
     catalogue: Catalogue,
@@ -232,7 +233,7 @@ def test_a_split_counted_differently_refuses_the_run(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Line numbers rest on the first pass's counts; if judging saw other rows, no output."""
-    counted = job._count_lines  # noqa: SLF001 (the job's own first pass)
+    counted = job._count_lines
 
     def one_line_more(spark: SparkSession, paths: list[str]) -> dict[Any, int]:
         counts = counted(spark, paths)
@@ -241,9 +242,10 @@ def test_a_split_counted_differently_refuses_the_run(
 
     monkeypatch.setattr(job, "_count_lines", one_line_more)
     with pytest.raises(ScanError, match="lines or records not accounted for"):
-        scan(spark, [MIXED], tmp_path / "out", targets={"*": TARGET}, catalogue=catalogue)
+        scan(
+            spark, [MIXED], tmp_path / "out", targets={"*": TARGET}, catalogue=catalogue
+        )
     assert list(tmp_path.iterdir()) == []
-
 
 
 def test_refuses_to_replace_a_directory_that_is_not_a_scan(

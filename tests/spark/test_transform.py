@@ -1,4 +1,4 @@
-"""The scan's batch helpers that need no session: one-call msgpack decoding of a column."""
+"""The scan's helpers that need no session: msgpack columns and the line accounting."""
 
 from __future__ import annotations
 
@@ -11,7 +11,12 @@ skip_without_pyspark()
 
 import pyarrow as pa  # noqa: E402 (after the pyspark skip)
 
-from assetgate.batch.transform import decode_column  # noqa: E402 (after the pyspark skip)
+from assetgate.batch.job import ScanError, _account  # noqa: E402 (after the pyspark skip)
+from assetgate.batch.transform import (  # noqa: E402 (after the pyspark skip)
+    SplitCount,
+    decode_column,
+)
+from assetgate.check import Summary  # noqa: E402 (after the pyspark skip)
 
 pytestmark = pytest.mark.spark
 
@@ -44,3 +49,60 @@ def test_decode_column_of_nothing_is_empty() -> None:
         [pa.array([], pa.binary()), pa.array([None, None], pa.binary())]
     )
     assert decode_column(empty, _DECODER) == []
+
+
+def _tables(assets: int, errors: int, ignored: int) -> dict[str, pa.Table]:
+    pairs = pa.array([], pa.int32())
+    return {
+        "assets": pa.table({"n": list(range(assets))}),
+        "errors": pa.table({"n": list(range(errors))}),
+        "ignored": pa.table({"n": list(range(ignored))}),
+        "overlaps": pa.table({"pairs": pairs}),
+    }
+
+
+def _summary(assets: int, errors: int, ignored: int) -> Summary:
+    zero = dict.fromkeys(Summary.__struct_fields__, 0)
+    return Summary(
+        **{
+            **zero,
+            "records": assets + errors + ignored,
+            "assets": assets,
+            "errors": errors,
+            "ignored": ignored,
+        }
+    )
+
+
+def test_accounting_passes_when_every_line_is_accounted_for() -> None:
+    """Blank lines and lines with entries make up every row Spark counted."""
+    block = SplitCount(path="f", start=0, rows=4, blank=1, lines=3, asset=3, error=1)
+    _account({("f", 0): 4}, [block], _tables(3, 1, 0), _summary(3, 1, 0))
+
+
+@pytest.mark.parametrize(
+    ("counts", "block", "message"),
+    [
+        (
+            {("f", 0): 5},
+            SplitCount(path="f", start=0, rows=4, blank=1, lines=3, asset=3, error=1),
+            "lines per file split",
+        ),
+        (
+            {("f", 0): 4},
+            SplitCount(path="f", start=0, rows=4, blank=1, lines=2, asset=3, error=1),
+            "1 non-blank lines gave no entry",
+        ),
+        (
+            {("f", 0): 4},
+            SplitCount(path="f", start=0, rows=4, blank=1, lines=3, asset=4, error=1),
+            "asset entries: judged 4, written 3, reported 3",
+        ),
+    ],
+)
+def test_accounting_refuses_what_does_not_add_up(
+    counts: dict[tuple[str, int], int], block: SplitCount, message: str
+) -> None:
+    """A line Spark counted but the function never saw, a silent line, a lost entry."""
+    with pytest.raises(ScanError, match=message):
+        _account(counts, [block], _tables(3, 1, 0), _summary(3, 1, 0))
