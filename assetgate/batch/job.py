@@ -239,7 +239,7 @@ def scan(
             spark.read.option("lineSep", "\n")
             .text(paths)
             .select(
-                F.col("value").cast("binary").alias("value"),
+                "value",
                 F.col("_metadata.file_path").alias("_file_path"),
                 F.col("_metadata.file_block_start").alias("_block_start"),
             )

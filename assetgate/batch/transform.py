@@ -164,6 +164,13 @@ def decode_column(
 
 
 @functools.cache
+def _binary() -> pa.DataType:
+    import pyarrow as pa
+
+    return pa.binary()
+
+
+@functools.cache
 def _large_binary_id() -> int:
     import pyarrow as pa
 
@@ -189,7 +196,7 @@ def _batch(schema: pa.Schema, rows: list[tuple[Any, ...]]) -> pa.RecordBatch:
 
 
 def judge_transform(ctx: ScanContext) -> Callable[[DataFrame], DataFrame]:
-    """Lines (``value``, ``_file_path``, ``_block_start``) -> one row per entry (``ENTRY``).
+    """Lines (``value`` text or bytes, ``_file_path``, ``_block_start``) -> ``ENTRY`` rows.
 
     The input must be the file scan itself, unfiltered and unshuffled, so that the rows
     of each file split arrive contiguous and in file order: a row's line is its
@@ -244,7 +251,8 @@ def judge_batches(
     names: dict[str, tuple[str, int]] = {}
     for batch in batches:
         rows: list[tuple[Any, ...]] = []
-        values = batch.column("value").to_pylist()
+        # Spark reads text as strings; as bytes (an Arrow view, no copy) for the reader
+        values = batch.column("value").cast(_binary()).to_pylist()
         paths = batch.column("_file_path").to_pylist()
         starts = batch.column("_block_start").to_pylist()
         for value, path, start in zip(values, paths, starts, strict=True):

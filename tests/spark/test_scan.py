@@ -127,7 +127,7 @@ def test_report_file_is_checks_rendering(demo_scan: ScanResult) -> None:
 
 
 def _generated(path: Path) -> Path:
-    """A few thousand generated lines with bad lines, blanks, a list page and a `>` stream."""
+    """A few thousand generated lines: bad ones (invalid UTF-8 too), blanks, a list page, `>`."""
     from benchmarks.gen_inventory import generate
 
     rng = random.Random(5)  # noqa: S311 (test data, not secrets)
@@ -148,6 +148,7 @@ def _generated(path: Path) -> Path:
         b'{"kind":"kv","config":{"bucket":"b"}}\n',
         b'[{"kind":"stream","config":{"name":"A1"}},"note"]\n',
         b"not json\n",
+        b'{"kind":"stream","config":{"name":"\xff\xfe not UTF-8"}}\n',
     ]
     for item in extra:
         lines.insert(rng.randrange(1, len(lines)), item)
