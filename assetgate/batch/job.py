@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import glob
 import json
+import operator
 import os
 import shutil
 import sys
@@ -355,12 +356,14 @@ def _asset_table(verdicts: Sequence[Verdict], ordered: pa.Table) -> pa.Table:
     import pyarrow as pa
 
     schema = arrow_schema(ASSET)
-    fields = Verdict.__struct_fields__
-    rows = list(map(msgspec.structs.astuple, verdicts))
-    columns = zip(*rows, strict=True) if rows else [()] * len(fields)
+    # one field at a time: no row tuples for the cyclic GC to track and walk
     arrays = [
-        pa.array(values, schema.field(name).type)
-        for name, values in zip(fields, columns, strict=True)
+        pa.array(
+            map(operator.attrgetter(name), verdicts),
+            schema.field(name).type,
+            size=len(verdicts),
+        )
+        for name in Verdict.__struct_fields__
     ]
     arrays += [ordered.column("source_file"), ordered.column("line")]
     return pa.table(arrays, schema=schema)
