@@ -135,6 +135,9 @@ def _escape_char(char: str) -> str:
 
 _MARKDOWN_SPECIAL: Final = frozenset("\\|`*_[]~#")
 _MARKDOWN_ENTITIES: Final = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_MARKDOWN_TABLE: Final = str.maketrans(
+    {**{char: "\\" + char for char in _MARKDOWN_SPECIAL}, **_MARKDOWN_ENTITIES}
+)
 
 
 def escape_markdown(text: str) -> str:
@@ -151,15 +154,7 @@ def escape_markdown(text: str) -> str:
     Returns:
         The text as a literal cell value.
     """
-    out: list[str] = []
-    for char in escape_terminal(text):
-        if char in _MARKDOWN_ENTITIES:
-            out.append(_MARKDOWN_ENTITIES[char])
-        elif char in _MARKDOWN_SPECIAL:
-            out.append("\\" + char)
-        else:
-            out.append(char)
-    return "".join(out)
+    return escape_terminal(text).translate(_MARKDOWN_TABLE)
 
 
 def _accepted_for(accepted: str | None, kind: str) -> bool:
@@ -178,22 +173,32 @@ def _reason(verdict: Verdict) -> str:
     return verdict.state
 
 
-def _findings(report: Report) -> list[Verdict]:
+def _finding_groups(report: Report) -> dict[str, list[Verdict]]:
     """Assets that are not online, then online ones with a drifting level stamp.
 
     Grouped by state in :data:`STATES` order (online last), report order within.
     """
-    order = {state: i for i, state in enumerate((*_FINDING_STATES, "online"))}
-    found = [v for v in report.assets if v.state != "online" or v.drift is not None]
-    return sorted(found, key=lambda v: order[v.state])
+    groups: dict[str, list[Verdict]] = {s: [] for s in (*_FINDING_STATES, "online")}
+    for verdict in report.assets:
+        if verdict.state != "online" or verdict.drift is not None:
+            groups[verdict.state].append(verdict)
+    return groups
+
+
+def _findings(report: Report) -> list[Verdict]:
+    """The findings of :func:`_finding_groups`, one group after the other."""
+    return [v for group in _finding_groups(report).values() for v in group]
 
 
 def _accounts(report: Report) -> list[tuple[tuple[str, str], Counter[str]]]:
     """State counts per (cluster, account), sorted."""
+    cells = Counter((v.cluster, v.account, v.state) for v in report.assets)
     counts: dict[tuple[str, str], Counter[str]] = {}
-    for verdict in report.assets:
-        key = (verdict.cluster, verdict.account)
-        counts.setdefault(key, Counter())[verdict.state] += 1
+    for (cluster, account, state), count in cells.items():
+        key = (cluster, account)
+        if key not in counts:
+            counts[key] = Counter()
+        counts[key][state] = count
     return sorted(counts.items())
 
 
@@ -320,13 +325,13 @@ def render_text(report: Report) -> str:
         *_text_table(report),
         *_text_clusters(report),
     ]
-    findings = _findings(report)
-    for state in (*_FINDING_STATES, "online"):
-        group = [v for v in findings if v.state == state]
+    on_target = bool(report.target.clusters)
+    for state, group in _finding_groups(report).items():
         if group:
             title = "online, level stamp drifts" if state == "online" else state
             lines += ["", f"{title} ({len(group)})"]
-            lines += [line for v in group for line in _text_asset(v, report)]
+            for verdict in group:
+                _text_asset(verdict, lines, on_target=on_target)
     if report.overlaps:
         lines += ["", f"overlaps ({len(report.overlaps)})"]
         for overlap in report.overlaps:
@@ -384,12 +389,11 @@ def _text_clusters(report: Report) -> list[str]:
     return lines
 
 
-def _text_asset(verdict: Verdict, report: Report) -> list[str]:
+def _text_asset(verdict: Verdict, lines: list[str], *, on_target: bool) -> None:
+    """Append an asset's lines; ``on_target``: name its target (targets per cluster)."""
     esc = escape_terminal
     head = f"  {esc(asset_id(verdict))}  ({esc(verdict.source)})"
-    if report.target.clusters:
-        head += f"  on {esc(verdict.target)}"
-    lines = [head]
+    lines.append(f"{head}  on {esc(verdict.target)}" if on_target else head)
     if verdict.reason is not None:
         lines.append(f"      {esc(verdict.reason)}")
     if verdict.dropped_fields:
@@ -401,7 +405,6 @@ def _text_asset(verdict: Verdict, report: Report) -> list[str]:
         lines.append(f"      {esc(_own_text(verdict))}")
     if verdict.accepted is not None:
         lines.append(f"      [accepted {esc(verdict.accepted)}]")
-    return lines
 
 
 # --- json --------------------------------------------------------------------------------
