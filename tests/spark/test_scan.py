@@ -341,3 +341,23 @@ def test_down_cluster_is_checks_outcome(
     assert [(r["state"], r["own_state"]) for r in rows] == [
         (v.state, v.own_state) for v in expected.assets
     ]
+
+
+def test_empty_and_blank_inputs_give_an_empty_report(
+    spark: SparkSession, catalogue: Catalogue, tmp_path: Path
+) -> None:
+    """No lines, or only blank ones: check's empty report and empty tables, committed."""
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    blank = tmp_path / "blank.jsonl"
+    blank.write_bytes(b"\n  \r\n\t\n")
+    inputs = [str(empty), str(blank)]
+    result = scan(
+        spark, inputs, tmp_path / "out", targets={"*": TARGET}, catalogue=catalogue
+    )
+    expected = check(inputs, target=TARGET, catalogue=catalogue)
+    assert report_dict(result.report) == report_dict(expected)
+    assert expected.summary.records == 0
+    for folder in ("assets", "errors", "ignored", "overlaps"):
+        assert _rows(tmp_path / "out" / folder) == []
+    assert (tmp_path / "out" / "_SUCCESS").exists()
