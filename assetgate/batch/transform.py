@@ -72,8 +72,20 @@ _SETTLE_INPUT: Final = (
     "_hash",
 )
 _SCAN_NAMES: Final = tuple(field.name for field in SCAN.fields)
-# ``SCAN`` columns after ``_verdict``, empty on an asset row
-_AFTER_VERDICT: Final = (None,) * (len(_SCAN_NAMES) - _SCAN_NAMES.index("_verdict") - 1)
+# the ``SCAN`` columns a settled asset fills (besides ``record``), in this order
+_ASSET_ROW: Final = (
+    "cluster",
+    "account",
+    "stream",
+    "source_file",
+    "line",
+    "_duplicate",
+    "_position",
+    "_rank",
+    "_entry",
+    "_hash",
+    "_verdict",
+)
 _OUT_BATCH: Final = 20_000  # rows per output batch of the settle stage
 
 T = TypeVar("T")
@@ -399,26 +411,28 @@ def settle_batches(
     if not taken:
         return
     table = pa.Table.from_batches(taken)
+    del taken
     is_asset = pc.equal(table.column("record"), "asset")
     others = table.filter(pc.invert(is_asset))
     if others.num_rows:
         yield from _passed_through(others, schema).to_batches()
-    assets = table.filter(is_asset)
-    del table, taken
-    if not assets.num_rows:
+    # the Judged of the asset rows, in order (the other rows' nulls take no bytes)
+    judged = decode_column(table.column("_judged"), _judged_decoder())
+    if not judged:
         return
-    judged = decode_column(assets.column("_judged"), _judged_decoder())
-    columns = [assets.column(name).to_pylist() for name in _SETTLE_INPUT]
+    keys = table.select(list(_SETTLE_INPUT)).filter(is_asset)
+    columns = [keys.column(name).to_pylist() for name in _SETTLE_INPUT]
     entries = sorted(zip(*columns, judged, strict=True), key=_stream_key)
-    del assets, columns, judged
+    del table, keys, columns, judged
     out: list[tuple[Any, ...]] = []
+    overlaps: list[tuple[object, ...]] = []
     for (cluster, account), group in itertools.groupby(entries, key=_account_key):
         profile = ctx.target_profile(cluster)  # judged entries have one
         kept: list[tuple[str, tuple[str, ...], str]] = []
         for _, rows in itertools.groupby(group, key=_stream_key):
             _settle_stream(list(rows), profile, out, kept)
         for stream, subject, offline, pairs, covered in overlap_rows(kept):
-            out.append(
+            overlaps.append(
                 _scan_row(
                     record="overlap",
                     cluster=cluster,
@@ -431,10 +445,29 @@ def settle_batches(
                 )
             )
         if len(out) >= _OUT_BATCH:
-            yield _batch(schema, out)
+            yield _asset_batch(schema, out)
             out = []
     if out:
-        yield _batch(schema, out)
+        yield _asset_batch(schema, out)
+    if overlaps:
+        yield _batch(schema, overlaps)
+
+
+def _asset_batch(schema: pa.Schema, rows: list[tuple[Any, ...]]) -> pa.RecordBatch:
+    """Settled asset rows (the ``_ASSET_ROW`` columns) -> one ``SCAN`` batch."""
+    import pyarrow as pa
+
+    given = dict(zip(_ASSET_ROW, zip(*rows, strict=True), strict=True))
+    count = len(rows)
+    arrays = [
+        pa.repeat(pa.scalar("asset", field.type), count)
+        if field.name == "record"
+        else pa.array(given[field.name], type=field.type)
+        if field.name in given
+        else pa.nulls(count, field.type)
+        for field in schema
+    ]
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
 # positions in a settle entry (the ``_SETTLE_INPUT`` columns, then the Judged)
@@ -513,14 +546,11 @@ def _settle_stream(
 def _verdict_row(
     row: tuple[Any, ...], verdict: Verdict, position: int, *, duplicate: bool
 ) -> tuple[Any, ...]:
-    """A ``SCAN`` row of a settled asset."""
+    """The ``_ASSET_ROW`` columns of a settled asset."""
     return (
-        "asset",
-        None,  # source: the verdict's
         verdict.cluster,
         verdict.account,
         verdict.stream,
-        None,  # reason: the verdict's
         row[_FILE],
         row[_LINE],
         duplicate,
@@ -529,7 +559,6 @@ def _verdict_row(
         row[_ENTRY],
         row[_HASH],
         _msgpack_encoder().encode(verdict),
-        *_AFTER_VERDICT,
     )
 
 
