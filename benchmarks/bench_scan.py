@@ -8,9 +8,9 @@ The inventory is ``gen_inventory.generate(n, seed=3)``, written once to
 ``.cache/bench/scan-<n>-seed3.jsonl`` and reused (or ``--input``). The Spark session
 is started and warmed with a tiny scan before timing, and both times are printed on
 their own, so the comparison is judging throughput after session start. Then
-``check`` (one process, ``workers=1``), ``check`` on every core (``workers=None``) and
-``scan`` run on the same file; the reports
-must be equal (exit 1 otherwise). Prints assets/s of both and their ratio; asserts
+``check`` (one process, ``workers=1``) and ``check`` on every core (``workers=None``),
+each in a fresh interpreter (``bench_check.py``'s runner, as a user runs ``check``),
+and ``scan`` run on the same file; the reports must be equal (exit 1 otherwise). Prints assets/s of both and their ratio; asserts
 nothing about time.
 """
 
@@ -26,13 +26,15 @@ import time
 from pathlib import Path
 
 from assetgate.batch.job import build_session, scan
-from assetgate.check import _usable_cores, check
+from assetgate.check import _usable_cores
 from assetgate.levels import load_catalogue
 
 try:
+    from benchmarks.bench_check import measure
     from benchmarks.gen_inventory import write_inventory
 except ModuleNotFoundError:  # run as a script: benchmarks/ is the first path entry
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from benchmarks.bench_check import measure
     from benchmarks.gen_inventory import write_inventory
 
 REPO = Path(__file__).resolve().parent.parent
@@ -87,19 +89,17 @@ def main(argv: list[str] | None = None) -> int:
             catalogue=catalogue,
         )
         warmed = time.perf_counter() - start
-        start = time.perf_counter()
-        report = check([str(inventory)], target=TARGET, catalogue=catalogue, workers=1)
-        checked = time.perf_counter() - start
-        # the first report stays alive (it is compared below): keep the GC from walking
-        # it during the next runs, as the one-process run had no such heap to walk
-        gc.freeze()
-        start = time.perf_counter()
-        pooled = check(
-            [str(inventory)], target=TARGET, catalogue=catalogue, workers=None
+        # check in fresh interpreters, as a user runs it (bench_check's own runner)
+        one, report = measure(
+            inventory, TARGET, "cluster", 1, Path(folder) / "check-1.json"
         )
-        checked_all = time.perf_counter() - start
-        same_pool = pooled == report
-        del pooled
+        pooled, report_all = measure(
+            inventory, TARGET, "cluster", None, Path(folder) / "check-all.json"
+        )
+        checked, checked_all = one.seconds, pooled.seconds
+        same_pool = report_all == report
+        del report_all
+        gc.freeze()  # check's report stays alive for the comparison: not for the GC
         start = time.perf_counter()
         result = scan(
             spark,
