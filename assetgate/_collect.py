@@ -172,6 +172,7 @@ class Collector:
         self.ignored: list[Ignored] = []
         self.records = 0
         self.hashes: list[bytes] = []
+        self._sorted_streams: list[tuple[str, str, str]] = []
 
     def profile(self, cluster: str) -> ServerProfile:
         """The target profile of a cluster."""
@@ -233,13 +234,22 @@ class Collector:
     def settled(self) -> list[Verdict]:
         """Streams settled with their consumers, in key order (duplicates left out)."""
         verdicts: list[Verdict] = []
-        for key in sorted(set(self.streams) | set(self.consumers)):
+        # consumers without their stream are few: sorting them into the sorted stream
+        # keys is close to linear (Timsort merges the runs)
+        orphans = [key for key in self.consumers if key not in self.streams]
+        for key in sorted(self.stream_keys() + orphans):
             stream = self.streams.get(key)
             consumers = self.consumers.get(key, [])
             if len(consumers) > 1:
                 consumers = sorted(consumers, key=_by_name)
             verdicts.extend(settle(stream, consumers, self.profile(key[0])))
         return verdicts
+
+    def stream_keys(self) -> list[tuple[str, str, str]]:
+        """The keys of the streams added so far, sorted (sorted once, then reused)."""
+        if len(self._sorted_streams) != len(self.streams):
+            self._sorted_streams = sorted(self.streams)
+        return self._sorted_streams
 
     def verdicts(self) -> list[Verdict]:
         """Every asset's verdict: :meth:`settled`, then duplicates in input order."""
@@ -289,7 +299,7 @@ class Collector:
             last[(verdict.cluster, verdict.account, verdict.stream)] = verdict.state
         by_account: dict[AccountKey, list[tuple[str, tuple[str, ...]]]] = {}
         streams = self.streams
-        for key in sorted(streams):
+        for key in self.stream_keys():
             judged = streams[key]
             if last.get(key, judged.verdict.state) in _KEEP_SUBJECTS:
                 account = (key[0], key[1])
