@@ -10,6 +10,7 @@ change together.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections import defaultdict
 from typing import TYPE_CHECKING, Final
@@ -55,10 +56,41 @@ __all__ = [
     "assemble",
     "asset_hash",
     "inventory_digest",
+    "judge_asset",
     "parse_accept",
+    "profile_for",
+    "target_profile",
 ]
 
 DEFAULT_CLUSTER: Final = "*"
+
+
+def profile_for(
+    profiles: Mapping[str, ServerProfile], cluster: str
+) -> ServerProfile | None:
+    """The target of a cluster: its own, else the default (``"*"``), else ``None``."""
+    return profiles.get(cluster) or profiles.get(DEFAULT_CLUSTER)
+
+
+def target_profile(
+    profiles: Mapping[str, ServerProfile], cluster: str
+) -> ServerProfile:
+    """:func:`profile_for` of a cluster that has a target (a judged asset's cluster)."""
+    found = profile_for(profiles, cluster)
+    if found is None:
+        msg = f"no target version for cluster {cluster!r}"
+        raise KeyError(msg)
+    return found
+
+
+def judge_asset(
+    asset: Asset, profiles: Mapping[str, ServerProfile], mode: Mode, cat: Catalogue
+) -> Judged | RecordError:
+    """Judge an asset against its cluster's target; a record error if none covers it."""
+    profile = profile_for(profiles, asset.cluster)
+    if profile is None:
+        return untargeted(asset)
+    return judge(asset, profile, mode, cat)
 
 
 class TargetInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -175,8 +207,8 @@ class Collector:
         self._sorted_streams: list[tuple[str, str, str]] = []
 
     def profile(self, cluster: str) -> ServerProfile:
-        """The target profile of a cluster."""
-        return self.profiles.get(cluster) or self.profiles[DEFAULT_CLUSTER]
+        """The target profile of a cluster (every judged asset's cluster has one)."""
+        return target_profile(self.profiles, cluster)
 
     def add(
         self, record: Asset | RecordError | Ignored, *, counted: bool = False
@@ -196,10 +228,10 @@ class Collector:
         if isinstance(record, Ignored):
             self.ignored.append(record)
             return
-        if record.cluster not in self.profiles and DEFAULT_CLUSTER not in self.profiles:
-            self.add(untargeted(record), counted=True)
+        judged = judge_asset(record, self.profiles, self.mode, self.cat)
+        if isinstance(judged, RecordError):
+            self.add(judged, counted=True)
             return
-        judged = judge(record, self.profile(record.cluster), self.mode, self.cat)
         self.add_judged(
             asset_hash(record),
             judged,
@@ -378,14 +410,12 @@ def assemble(
     rules: list[tuple[str, str]],
 ) -> Report:
     """The report: whole-cluster outcomes, acceptances and counts over the parts."""
-
-    def profile(cluster: str) -> ServerProfile:
-        return profiles.get(cluster) or profiles[DEFAULT_CLUSTER]
-
     verdicts, overlaps = parts.verdicts, parts.overlaps
     clusters: list[ClusterOutcome] = []
     if mode == "cluster":
-        verdicts, clusters = cluster_outcomes(verdicts, profile)
+        verdicts, clusters = cluster_outcomes(
+            verdicts, functools.partial(target_profile, profiles)
+        )
     verdicts, overlaps, accepted = apply_acceptances(verdicts, overlaps, rules)
     counts = dict.fromkeys(STATES, 0)
     for verdict in verdicts:

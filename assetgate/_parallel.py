@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any, Final, Self
 
 import msgspec
 
-from assetgate._collect import AccountKey, Collision, asset_hash
-from assetgate.gate import Judged, Mode, judge, untargeted
+from assetgate._collect import AccountKey, Collision, asset_hash, judge_asset
+from assetgate.gate import Judged, Mode
 from assetgate.inventory import Ignored, RecordError, read_records
 from assetgate.subjects import find_overlaps
 
@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 __all__ = ["Item", "JudgePool", "Span", "split_files"]
 
 MIN_CHUNK: Final = 4 * 1024 * 1024  # smaller files are not worth a worker
-DEFAULT_CLUSTER: Final = "*"
 Span = tuple[int, int, int]  # (start, end, first line number) of a range of a file
 
 # (hash of the asset, its judgement) or a record that is not an asset
@@ -218,13 +217,11 @@ def _judge_range(path: str, span: Span) -> bytes:
                 elif isinstance(record, Ignored):
                     chunk.ignored.append(record)
                 else:
-                    profile = profiles.get(record.cluster) or profiles.get(
-                        DEFAULT_CLUSTER
-                    )
-                    if profile is None:
-                        chunk.errors.append(untargeted(record))
+                    judged = judge_asset(record, profiles, mode, catalogue)
+                    if isinstance(judged, RecordError):
+                        chunk.errors.append(judged)
                         continue
                     chunk.hashes.append(asset_hash(record))
-                    chunk.judged.append(judge(record, profile, mode, catalogue))
+                    chunk.judged.append(judged)
         number += 1
     return msgspec.msgpack.encode(chunk)

@@ -230,12 +230,17 @@ def scan(
         raise ScanError(msg)
     paths, names = resolve_inputs(inputs)
     profiles = {c: catalogue.server(v) for c, v in targets.items()}
-    ctx = ScanContext(profiles=profiles, mode=mode, catalogue=catalogue, files=names)
     tmp = final.with_name(f".{final.name}.tmp-{uuid.uuid4().hex[:12]}")
     tmp.mkdir(parents=True)
     try:
         counts = _count_lines(spark, paths)
-        ctx = msgspec.structs.replace(ctx, offsets=_offsets(counts))
+        ctx = ScanContext(
+            profiles=profiles,
+            mode=mode,
+            catalogue=catalogue,
+            files=names,
+            offsets=_offsets(counts),
+        )
         table = (
             spark.read.option("lineSep", "\n")
             .text(paths)

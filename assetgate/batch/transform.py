@@ -27,9 +27,13 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import msgspec
 
-from assetgate._collect import asset_hash
+from assetgate._collect import (
+    asset_hash,
+    judge_asset,
+    target_profile,
+)
 from assetgate.batch.schema import ENTRY, SCAN, arrow_schema
-from assetgate.gate import Judged, Mode, Verdict, judge, settle, untargeted
+from assetgate.gate import Judged, Mode, Verdict, settle
 from assetgate.inventory import Asset, Ignored, RecordError, read_records
 from assetgate.levels import Catalogue, ServerProfile  # noqa: TC001 (Struct fields)
 from assetgate.subjects import find_overlaps
@@ -42,7 +46,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BLOCK",
-    "DEFAULT_CLUSTER",
     "ScanContext",
     "SplitCount",
     "decode_column",
@@ -54,7 +57,6 @@ __all__ = [
     "settle_transform",
 ]
 
-DEFAULT_CLUSTER: Final = "*"
 BLOCK: Final = "_block"  # the ``record`` of a file split's row count (not an entry)
 _BOM: Final = b"\xef\xbb\xbf"
 _JSON_SPACE: Final = b" \t\r\n"
@@ -109,19 +111,7 @@ class ScanContext(msgspec.Struct, frozen=True, kw_only=True):
     mode: Mode
     catalogue: Catalogue
     files: dict[str, tuple[str, int]]
-    offsets: dict[tuple[str, int], int] = msgspec.field(default_factory=dict)
-
-    def profile(self, cluster: str) -> ServerProfile | None:
-        """The target profile of a cluster, ``None`` if no target covers it."""
-        return self.profiles.get(cluster) or self.profiles.get(DEFAULT_CLUSTER)
-
-    def target_profile(self, cluster: str) -> ServerProfile:
-        """The target profile of a cluster that has one (every judged asset's does)."""
-        found = self.profile(cluster)
-        if found is None:
-            msg = f"no target version for cluster {cluster!r}"
-            raise RuntimeError(msg)
-        return found
+    offsets: dict[tuple[str, int], int]
 
     def name_of(self, path: str) -> tuple[str, int]:
         """(name in sources, rank) of a file as Spark reports it (``_metadata``)."""
@@ -245,7 +235,9 @@ class SplitCount(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     ignored: int = 0
 
 
-_KINDS: Final = ("asset", "error", "ignored")
+# the counted SplitCount fields, in the order judge_batches keeps them
+_COUNTED: Final = ("rows", "blank", "lines", "asset", "error", "ignored")
+_ROWS, _BLANK, _LINES = range(3)
 
 
 def judge_batches(
@@ -258,7 +250,7 @@ def judge_batches(
     Spark's own count of the lines of each split, and the entries against its output.
     """
     schema = arrow_schema(ENTRY)
-    # per split: rows, blank, lines, then entries of each of _KINDS
+    # per split, the SplitCount fields from ``rows`` on (_ROWS, _BLANK, _LINES, kinds)
     seen: dict[tuple[str, int], list[int]] = {}
     names: dict[str, tuple[str, int]] = {}
     for batch in batches:
@@ -271,15 +263,15 @@ def judge_batches(
             key = (path, start)
             counts = seen.get(key)
             if counts is None:
-                counts = seen[key] = [0] * (3 + len(_KINDS))
-            row = counts[0]
-            counts[0] = row + 1
+                counts = seen[key] = [0] * len(_COUNTED)
+            row = counts[_ROWS]
+            counts[_ROWS] = row + 1
             data = (value or b"").strip(_JSON_SPACE)
-            if start == 0 and counts[2] == 0 and data.startswith(_BOM):
+            if start == 0 and counts[_LINES] == 0 and data.startswith(_BOM):
                 # as the file reader does: a BOM before the first record is skipped
                 data = data[len(_BOM) :].lstrip(_JSON_SPACE)
             if not data:
-                counts[1] += 1
+                counts[_BLANK] += 1
                 continue
             found = names.get(path)
             if found is None:
@@ -289,40 +281,24 @@ def judge_batches(
             line = ctx.offsets.get(key, 0) + row + 1
             entries = read_records(data, f"{name}:{line}")
             if entries:
-                counts[2] += 1
+                counts[_LINES] += 1
             for index, record in enumerate(entries):
                 entry = _entry_row(
                     ctx, record, (name, line, rank, index, record.source)
                 )
-                counts[3 + _KINDS.index(entry[0])] += 1
+                counts[_COUNTED.index(entry[0])] += 1
                 rows.append((*entry, None))
         yield _batch(schema, rows)
     if seen:
         encode = _msgpack_encoder().encode
         empty = (None,) * (len(schema.names) - 2)
-        yield _batch(
-            schema,
-            [
-                (
-                    BLOCK,
-                    *empty,
-                    encode(
-                        SplitCount(
-                            path=path,
-                            start=start,
-                            **dict(
-                                zip(
-                                    ("rows", "blank", "lines", *_KINDS),
-                                    counts,
-                                    strict=True,
-                                )
-                            ),
-                        )
-                    ),
-                )
-                for (path, start), counts in seen.items()
-            ],
-        )
+        splits = [
+            SplitCount(
+                path=path, start=start, **dict(zip(_COUNTED, counts, strict=True))
+            )
+            for (path, start), counts in seen.items()
+        ]
+        yield _batch(schema, [(BLOCK, *empty, encode(split)) for split in splits])
 
 
 _NO_ASSET: Final = (None, None, None)  # cluster, account, stream of a non-asset entry
@@ -332,6 +308,23 @@ def _entry_row(
     ctx: ScanContext, record: Asset | RecordError | Ignored, head: tuple[Any, ...]
 ) -> tuple[Any, ...]:
     """An ``ENTRY`` row up to ``reason``; ``head`` is (source_file ... source)."""
+    if isinstance(record, Asset):
+        judged = judge_asset(record, ctx.profiles, ctx.mode, ctx.catalogue)
+        if isinstance(judged, Judged):
+            return (
+                "asset",
+                record.cluster,
+                record.account,
+                record.stream,
+                *head[:-1],
+                None,  # the source is the verdict's
+                asset_hash(record),
+                _msgpack_encoder().encode(judged),
+                None,
+                None,
+                None,
+            )
+        record = judged  # a cluster no target covers: an error record, as in check
     if isinstance(record, RecordError):
         return (
             "error",
@@ -343,36 +336,7 @@ def _entry_row(
             record.retriable,
             None,
         )
-    if isinstance(record, Ignored):
-        return ("ignored", *_NO_ASSET, *head, None, None, None, None, record.reason)
-    profile = ctx.profile(record.cluster)
-    if profile is None:
-        # as check's Collector does: a cluster no target covers is an error record
-        error = untargeted(record)
-        return (
-            "error",
-            *_NO_ASSET,
-            *head,
-            None,
-            None,
-            error.message,
-            error.retriable,
-            None,
-        )
-    judged = judge(record, profile, ctx.mode, ctx.catalogue)
-    return (
-        "asset",
-        record.cluster,
-        record.account,
-        record.stream,
-        *head[:-1],
-        None,  # the source is the verdict's
-        asset_hash(record),
-        _msgpack_encoder().encode(judged),
-        None,
-        None,
-        None,
-    )
+    return ("ignored", *_NO_ASSET, *head, None, None, None, None, record.reason)
 
 
 # --- stage 2: settle streams and find overlaps, one account per task ----------------------
@@ -427,7 +391,7 @@ def settle_batches(
     out: list[tuple[Any, ...]] = []
     overlaps: list[tuple[object, ...]] = []
     for (cluster, account), group in itertools.groupby(entries, key=_account_key):
-        profile = ctx.target_profile(cluster)  # judged entries have one
+        profile = target_profile(ctx.profiles, cluster)  # judged entries have one
         kept: list[tuple[str, tuple[str, ...], str]] = []
         for _, rows in itertools.groupby(group, key=_stream_key):
             _settle_stream(list(rows), profile, out, kept)
