@@ -54,6 +54,7 @@ __all__ = [
     "Ignored",
     "InventoryEntry",
     "RecordError",
+    "line_data",
     "read_inventory",
     "read_inventory_bytes",
     "read_inventory_stream",
@@ -363,6 +364,18 @@ def read_inventory_bytes(data: bytes, name: str) -> Iterator[InventoryEntry]:
     return _read_stream(io.BytesIO(data), name)
 
 
+def line_data(line: bytes, *, first: bool) -> bytes:
+    """The JSON of an inventory line, as the file reader reads it (empty: blank).
+
+    JSON whitespace around it is removed, and a UTF-8 byte-order mark when the line is
+    the file's first non-blank one.
+    """
+    data = line.strip(_JSON_SPACE)
+    if first and data.startswith(_BOM):
+        data = data[len(_BOM) :].lstrip(_JSON_SPACE)
+    return data
+
+
 def read_records(data: bytes, source: str) -> list[InventoryEntry]:
     """Read one line or one JSON document of an inventory.
 
@@ -456,9 +469,7 @@ def _read_stream(
             )
             first = False
             continue
-        data = line.strip(_JSON_SPACE)
-        if first and data.startswith(_BOM):
-            data = data[len(_BOM) :].lstrip(_JSON_SPACE)
+        data = line_data(line, first=first)
         if not data:
             continue
         if first:

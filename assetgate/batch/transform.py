@@ -34,7 +34,7 @@ from assetgate._collect import (
 )
 from assetgate.batch.schema import ENTRY, SCAN, arrow_schema
 from assetgate.gate import Judged, Mode, Verdict, settle
-from assetgate.inventory import Asset, Ignored, RecordError, read_records
+from assetgate.inventory import Asset, Ignored, RecordError, line_data, read_records
 from assetgate.levels import Catalogue, ServerProfile  # noqa: TC001 (Struct fields)
 from assetgate.subjects import find_overlaps
 
@@ -58,8 +58,6 @@ __all__ = [
 ]
 
 BLOCK: Final = "_block"  # the ``record`` of a file split's row count (not an entry)
-_BOM: Final = b"\xef\xbb\xbf"
-_JSON_SPACE: Final = b" \t\r\n"
 _OVERLAP_STATES: Final = frozenset({"online", "degraded", "offline"})
 _MSGPACK_ARRAY32: Final = b"\xdd"
 # the entry columns settling reads, in this order
@@ -266,10 +264,8 @@ def judge_batches(
                 counts = seen[key] = [0] * len(_COUNTED)
             row = counts[_ROWS]
             counts[_ROWS] = row + 1
-            data = (value or b"").strip(_JSON_SPACE)
-            if start == 0 and counts[_LINES] == 0 and data.startswith(_BOM):
-                # as the file reader does: a BOM before the first record is skipped
-                data = data[len(_BOM) :].lstrip(_JSON_SPACE)
+            # as the file reader reads it (a BOM before the file's first record skipped)
+            data = line_data(value or b"", first=start == 0 and counts[_LINES] == 0)
             if not data:
                 counts[_BLANK] += 1
                 continue
