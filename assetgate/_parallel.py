@@ -23,7 +23,7 @@ import msgspec
 
 from assetgate._collect import AccountKey, Collision, asset_hash, judge_asset
 from assetgate.gate import Judged, Mode
-from assetgate.inventory import Ignored, RecordError, read_records
+from assetgate.inventory import Ignored, RecordError, line_data, read_records
 from assetgate.subjects import find_overlaps
 
 if TYPE_CHECKING:
@@ -210,8 +210,10 @@ def _judge_range(path: str, span: Span) -> bytes:
         data = handle.read(end - start)
     number = first_line
     for line in data.split(b"\n"):
-        if line.strip():
-            for record in read_records(line, f"{path}:{number}"):
+        # files with a BOM are not split, so no range holds the first record's BOM
+        text = line_data(line, first=False)
+        if text:
+            for record in read_records(text, f"{path}:{number}"):
                 if isinstance(record, RecordError):
                     chunk.errors.append(record)
                 elif isinstance(record, Ignored):

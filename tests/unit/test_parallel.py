@@ -181,3 +181,22 @@ def test_small_file_before_a_large_one(
     one, two = _reports([small, inventory], "2.11.11", catalogue)
     assert one.errors[0].source == f"{small}:6"
     _assert_same(one, two)
+
+
+def test_line_of_non_json_whitespace_is_an_error_in_every_range(
+    tmp_path: Path, lines: list[bytes], catalogue: Catalogue
+) -> None:
+    """A line of form feeds or vertical tabs is not blank to the reader: an error, split or not."""
+    odd = [b"\x0c\n", b"\x0b \x0c\n"]
+    mixed = list(lines)
+    for index, line in zip((len(lines) // 3, 2 * len(lines) // 3), odd, strict=True):
+        mixed.insert(index, line)
+    path = tmp_path / "odd.jsonl"
+    path.write_bytes(b"".join(mixed))
+    one, two = _reports([path], "2.11.11", catalogue)
+    _assert_same(one, two)
+    sources = {error.source for error in one.errors}
+    assert {
+        f"{path}:{len(lines) // 3 + 1}",
+        f"{path}:{2 * len(lines) // 3 + 1}",
+    } <= sources
