@@ -66,7 +66,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     import pyarrow as pa
-    from pyspark.sql import SparkSession
+    from pyspark.sql import DataFrame, SparkSession
 
     from assetgate.levels import Catalogue
 
@@ -221,8 +221,6 @@ def scan(
             accounted for.
         ValueError: a malformed acceptance (before Spark runs anything).
     """
-    from pyspark.sql import functions as F  # noqa: N812 (Spark's convention)
-
     rules = [parse_accept(item) for item in accept]
     final = Path(out).absolute()
     if final.exists() and any(final.iterdir()) and not (final / "_SUCCESS").exists():
@@ -242,13 +240,7 @@ def scan(
             offsets=_offsets(counts),
         )
         table = (
-            spark.read.option("lineSep", "\n")
-            .text(paths)
-            .select(
-                "value",
-                F.col("_metadata.file_path").alias("_file_path"),
-                F.col("_metadata.file_block_start").alias("_block_start"),
-            )
+            _lines(spark, paths)
             .transform(judge_transform(ctx))
             .transform(settle_transform(ctx, _tasks(spark, len(counts))))
             .toArrow()
@@ -292,19 +284,26 @@ def _count_lines(spark: SparkSession, paths: list[str]) -> dict[tuple[str, int],
     A pass of the JVM alone (no Python). The judging pass reads the same paths with
     the same settings, so it gets the same splits; the job checks that it did.
     """
+    grouped = _lines(spark, paths).groupBy("_file_path", "_block_start").count()
+    return {
+        (row["_file_path"], row["_block_start"]): row["count"]
+        for row in grouped.collect()
+    }
+
+
+def _lines(spark: SparkSession, paths: list[str]) -> DataFrame:
+    """The inventory lines (``value``) with their file split, split at newlines only."""
     from pyspark.sql import functions as F  # noqa: N812
 
-    grouped = (
+    return (
         spark.read.option("lineSep", "\n")
         .text(paths)
         .select(
-            F.col("_metadata.file_path").alias("path"),
-            F.col("_metadata.file_block_start").alias("start"),
+            "value",
+            F.col("_metadata.file_path").alias("_file_path"),
+            F.col("_metadata.file_block_start").alias("_block_start"),
         )
-        .groupBy("path", "start")
-        .count()
     )
-    return {(row["path"], row["start"]): row["count"] for row in grouped.collect()}
 
 
 def _offsets(counts: Mapping[tuple[str, int], int]) -> dict[tuple[str, int], int]:
@@ -319,15 +318,7 @@ def _offsets(counts: Mapping[tuple[str, int], int]) -> dict[tuple[str, int], int
 
 _ENTRY_ORDER: Final = ("_rank", "source_file", "line", "_entry")
 _SETTLED_ORDER: Final = ("cluster", "account", "stream", "_position")
-_ORDER_FIELDS: Final = (
-    *_SETTLED_ORDER,
-    "source_file",
-    "line",
-    "_duplicate",
-    "_rank",
-    "_entry",
-    "_hash",
-)
+_ORDER_FIELDS: Final = (*_SETTLED_ORDER, *_ENTRY_ORDER, "_duplicate")
 
 
 def _sorted(table: pa.Table, keys: Sequence[str]) -> pa.Table:
@@ -344,7 +335,7 @@ def _check_order(settled: pa.Table) -> pa.Array:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    keys = settled.select(list({*_SETTLED_ORDER, *_ENTRY_ORDER, "_duplicate"}))
+    keys = settled.select(list(_ORDER_FIELDS))
     keys = keys.append_column("_index", pa.array(range(keys.num_rows), pa.int64()))
     duplicate = keys.column("_duplicate").fill_null(fill_value=False)
     parts = [
@@ -398,7 +389,7 @@ def _report(
     collected = decode_column(
         table.column("_verdict"), msgspec.msgpack.Decoder(list[Verdict])
     )
-    settled = table.select(list(_ORDER_FIELDS)).filter(pc.equal(record, "asset"))
+    settled = table.select([*_ORDER_FIELDS, "_hash"]).filter(pc.equal(record, "asset"))
     order = _check_order(settled)
     assets = [collected[i] for i in order.to_pylist()]
     del collected
