@@ -38,10 +38,12 @@ if TYPE_CHECKING:
 
 AccountKey = tuple[str, str]  # (cluster, account)
 Collision = tuple[str, str, str, str]  # stream, its subject, other stream, its subject
-_KEEP_SUBJECTS: Final = frozenset({"online", "degraded", "offline"})
+# the states in which a stream keeps its subjects (an offline one too, on the server)
+KEEP_SUBJECTS: Final = frozenset({"online", "degraded", "offline"})
 
 __all__ = [
     "DEFAULT_CLUSTER",
+    "KEEP_SUBJECTS",
     "Acceptance",
     "CatalogueInfo",
     "Collector",
@@ -333,7 +335,7 @@ class Collector:
         streams = self.streams
         for key in self.stream_keys():
             judged = streams[key]
-            if last.get(key, judged.verdict.state) in _KEEP_SUBJECTS:
+            if last.get(key, judged.verdict.state) in KEEP_SUBJECTS:
                 account = (key[0], key[1])
                 kept = by_account.get(account)
                 if kept is None:

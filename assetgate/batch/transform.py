@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 import msgspec
 
 from assetgate._collect import (
+    KEEP_SUBJECTS,
     asset_hash,
     judge_asset,
     target_profile,
@@ -58,7 +59,6 @@ __all__ = [
 ]
 
 BLOCK: Final = "_block"  # the ``record`` of a file split's row count (not an entry)
-_OVERLAP_STATES: Final = frozenset({"online", "degraded", "offline"})
 _MSGPACK_ARRAY32: Final = b"\xdd"
 # the entry columns settling reads, in this order
 _SETTLE_INPUT: Final = (
@@ -475,7 +475,7 @@ def _settle_stream(
     if len(rows) == 1 and rows[0][_JUDGED].verdict.kind == "stream":
         # a stream alone: nothing to settle (what settle() returns for it)
         head = rows[0][_JUDGED]
-        if head.verdict.state in _OVERLAP_STATES:
+        if head.verdict.state in KEEP_SUBJECTS:
             kept.append((head.verdict.stream, head.subjects, head.verdict.state))
         out.append(_verdict_row(rows[0], head.verdict, 0, duplicate=False))
         return
@@ -491,7 +491,7 @@ def _settle_stream(
     if first is not None:
         last = streams[-1][_JUDGED].verdict.state if len(streams) > 1 else None
         state = settled[0].state if last is None else last
-        if state in _OVERLAP_STATES:
+        if state in KEEP_SUBJECTS:
             kept.append((first.verdict.stream, first.subjects, state))
         out.append(_verdict_row(streams[0], settled[0], 0, duplicate=False))
     offset = len(settled) - len(consumers)
