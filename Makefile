@@ -15,9 +15,16 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 ## demo: the main job: check the bundled demo inventory (captured from real servers)
-## against nats-server $(DEMO_SERVER); exit status 1 from check means findings, as intended
-demo: $(STAMP)
+## against nats-server $(DEMO_SERVER), then scan it on embedded local Spark and print the
+## scan's summary; exit status 1 from either means findings, as intended
+DEMO_SCAN := .cache/demo-scan
+demo: $(STAMP) java
 	@$(BIN)/assetgate check fixtures/inventories/demo.jsonl --target $(DEMO_SERVER) || test $$? -eq 1
+	@echo
+	@echo "assetgate scan (embedded Spark) -> $(DEMO_SCAN)/"
+	@$(BIN)/assetgate scan fixtures/inventories/demo.jsonl --target $(DEMO_SERVER) \
+		--out $(DEMO_SCAN) --output /dev/null || test $$? -eq 1
+	@cat $(DEMO_SCAN)/summary.md
 
 ## test: the whole suite, as CI runs it (Spark tests need Java 17+)
 test: $(STAMP) lint java
@@ -33,7 +40,7 @@ fidelity: $(STAMP)
 	@$(BIN)/python -m tests.support.fidelity
 
 java:
-	@command -v java >/dev/null || { echo "Java 17+ is required for the Spark tests (apt-get install -y openjdk-17-jre-headless)" >&2; exit 2; }
+	@command -v java >/dev/null || { echo "Java 17+ is required for Spark (apt-get install -y openjdk-17-jre-headless)" >&2; exit 2; }
 
 lint: $(STAMP)
 	@$(BIN)/ruff check .
