@@ -28,7 +28,12 @@ from assetgate.gate import (
     untargeted,
 )
 from assetgate.inventory import Asset, Ignored, RecordError
-from assetgate.outcomes import ClusterOutcome, cluster_outcomes
+from assetgate.outcomes import (
+    ClusterOutcome,
+    HealthFailure,
+    cluster_outcomes,
+    health_failures,
+)
 from assetgate.subjects import find_overlaps
 
 if TYPE_CHECKING:
@@ -170,6 +175,7 @@ class Report(msgspec.Struct, frozen=True, kw_only=True):
     inventory: InventoryInfo
     summary: Summary
     clusters: list[ClusterOutcome]
+    health: list[HealthFailure] = msgspec.field(default_factory=list)
     assets: list[Verdict]
     overlaps: list[Overlap]
     errors: list[ErrorEntry]
@@ -418,6 +424,9 @@ def assemble(
         verdicts, clusters = cluster_outcomes(
             verdicts, functools.partial(target_profile, profiles)
         )
+    health = health_failures(
+        verdicts, mode, functools.partial(target_profile, profiles)
+    )
     verdicts, overlaps, accepted = apply_acceptances(verdicts, overlaps, rules)
     counts = dict.fromkeys(STATES, 0)
     for verdict in verdicts:
@@ -447,6 +456,7 @@ def assemble(
             **counts,
         ),
         clusters=clusters,
+        health=health,
         assets=verdicts,
         overlaps=overlaps,
         errors=parts.errors,

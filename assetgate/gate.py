@@ -19,6 +19,7 @@ import msgspec
 
 from assetgate._compile import features_for
 from assetgate._goscan import go_quote
+from assetgate.configchecks import Context, first_failure
 from assetgate.decode import Decoded, decode
 from assetgate.inventory import RecordError
 from assetgate.metadata import (
@@ -90,6 +91,9 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True, gc=False):
         own_reason: the reason that goes with ``own_state``.
         replicas: the asset's effective replica count as the target reads it (a
             consumer's ``num_replicas``, else its stream's); ``None`` when unknown.
+        check: for ``unloadable``: the server's semantic config check the stored
+            config fails when the target starts (``[[checks]]`` id in ``levels/``);
+            ``None`` otherwise.
     """
 
     source: str
@@ -111,6 +115,7 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     own_state: State | None = None
     own_reason: str | None = None
     replicas: int | None = None
+    check: str | None = None
 
 
 class Judged(msgspec.Struct, frozen=True, kw_only=True, gc=False):
@@ -177,9 +182,17 @@ def judge(
     else:
         reason = _offline_reason(decoded, profile, mode)
         state = "online" if reason is None else "offline"
+    failed = None
+    if state in {"online", "degraded"}:
+        # the target re-runs its config checks on every asset it recovers
+        failed = first_failure(asset.kind, decoded.config, profile, _LOAD[mode])
+        if failed is not None:
+            state, reason = "unloadable", failed.log_reason
     verdict = _verdict(
         asset, decoded, state, reason, profile=profile, catalogue=catalogue
     )
+    if failed is not None:
+        verdict = msgspec.structs.replace(verdict, check=failed.check)
     subjects: tuple[str, ...] = ()
     if asset.kind == "stream" and decoded.config is not None:
         config = decoded.config
@@ -187,6 +200,12 @@ def judge(
         if not subjects and config.mirror is None and not config.sources:
             subjects = (config.name or asset.name,)
     return Judged(verdict=verdict, subjects=subjects)
+
+
+_LOAD: Final = {
+    "single": Context(phase="load", mode="single"),
+    "cluster": Context(phase="load", mode="cluster"),
+}
 
 
 def settle(

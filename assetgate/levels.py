@@ -12,7 +12,7 @@ import hashlib
 import importlib.resources
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, Literal
+from typing import TYPE_CHECKING, Final, Literal, TypeVar
 
 import msgspec
 from packaging.version import Version
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Catalogue",
     "ClusterOutcomeRule",
+    "ConfigCheck",
     "EnumSpec",
     "ErrorSpec",
     "FieldSpec",
@@ -45,6 +46,7 @@ EnumMatch = Literal["raw", "lower", "string"]
 GoJson = Literal["1.23", "1.24", "1.25"]
 Outcome = Literal["ok", "crash", "meta_unavailable", "meta_state_lost"]
 AssetKind = Literal["stream", "consumer"]
+Phase = Literal["create", "load", "store"]
 
 _CHECKSUMS: Final = "CHECKSUMS"
 _SCALAR_TYPES: Final = frozenset(
@@ -118,6 +120,18 @@ class _OutcomeSpec(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     note: str = ""
 
 
+class _CheckSpec(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    id: str
+    first: str | None = msgspec.field(default=None, name="from")
+    on: list[Phase]
+    code: int = 0
+    err_code: int = 0
+    description: str = ""
+    variant: str = ""
+    go: str = ""
+    note: str = ""
+
+
 class _ErrorDelta(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     code: int | None = None
     err_code: int | None = None
@@ -133,6 +147,8 @@ class _ReleaseFile(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     rules: list[_RuleSpec] = msgspec.field(default_factory=list)
     hazards: list[_HazardSpec] = msgspec.field(default_factory=list)
     cluster_outcomes: list[_OutcomeSpec] = msgspec.field(default_factory=list)
+    checks: list[_CheckSpec] = msgspec.field(default_factory=list)
+    health: dict[str, str] = msgspec.field(default_factory=dict)
     errors: dict[str, _ErrorDelta] = msgspec.field(default_factory=dict)
     offline: dict[str, dict[str, str]] = msgspec.field(default_factory=dict)
 
@@ -265,6 +281,42 @@ class ClusterOutcomeRule(msgspec.Struct, frozen=True, kw_only=True):
     since: str
 
 
+class ConfigCheck(msgspec.Struct, frozen=True, kw_only=True):
+    """One of the server's semantic config checks, as a patch range applies it.
+
+    The logic lives in :mod:`assetgate.configchecks` under the same ``id`` (the first
+    word names the asset kind); this is the data: where it applies and what it answers.
+
+    Attributes:
+        id: ``stream.<name>`` or ``consumer.<name>``; a later entry with the same id and
+            a later ``from`` replaces it (``on = []`` ends it).
+        on: ``create`` (API create and update requests), ``load`` (stored assets at
+            start-up, with the server's recovery relaxations), or both; ``store``
+            for a default the server fills in (id ``<kind>.default.<name>``).
+        code, err_code, description: the API error reply, byte for byte;
+            ``{name}``-style fields are filled in by the check.
+        variant: which form of the logic the range uses (for example ``subset`` or
+            ``collide`` for a subject overlap test); ``""`` for the only form.
+        go: the nats-server function that makes the check.
+        since: the first patch release the entry holds for.
+    """
+
+    id: str
+    on: tuple[Phase, ...]
+    code: int
+    err_code: int
+    description: str
+    variant: str
+    go: str
+    note: str
+    since: str
+
+    @property
+    def kind(self) -> AssetKind:
+        """The kind of asset the check applies to."""
+        return "stream" if self.id.startswith("stream.") else "consumer"
+
+
 class ErrorSpec(msgspec.Struct, frozen=True, kw_only=True):
     """An API error reply: HTTP-like code, JetStream error code, description template."""
 
@@ -286,6 +338,8 @@ class ReleaseLine(msgspec.Struct, frozen=True, kw_only=True):
     errors: dict[str, ErrorSpec]
     offline: dict[str, dict[str, str]]
     cluster_outcomes: tuple[ClusterOutcomeRule, ...]
+    checks: tuple[ConfigCheck, ...]
+    health: dict[str, str]
     added_fields: tuple[str, ...]
     added_values: tuple[str, ...]
     fingerprint: str
@@ -303,6 +357,7 @@ class ServerProfile(msgspec.Struct, frozen=True, kw_only=True):
     line: ReleaseLine
     switches: Switches
     cluster_outcomes: tuple[ClusterOutcomeRule, ...] = ()
+    checks: tuple[ConfigCheck, ...] = ()
 
     @property
     def api_level(self) -> int | None:
@@ -367,6 +422,9 @@ class Catalogue(msgspec.Struct, frozen=True, kw_only=True):
                     line=line,
                     switches=chosen.switches,
                     cluster_outcomes=_outcomes_at(line, version),
+                    checks=tuple(
+                        check for check in _current_at(line.checks, version) if check.on
+                    ),
                 )
         msg = (
             f"unknown server version: {version.text!r}: the catalogue describes "
@@ -383,11 +441,22 @@ def _outcomes_at(
     line: ReleaseLine, version: ServerVersion
 ) -> tuple[ClusterOutcomeRule, ...]:
     """Per fact id, the newest entry from at or before ``version`` (``ok`` ones ended)."""
-    current: dict[str, ClusterOutcomeRule] = {}
-    for rule in line.cluster_outcomes:  # in fold order: lines, then ``from`` order
-        if Version(rule.since) <= version.release:
-            current[rule.id] = rule
-    return tuple(rule for rule in current.values() if rule.outcome != "ok")
+    current = _current_at(line.cluster_outcomes, version)
+    return tuple(rule for rule in current if rule.outcome != "ok")
+
+
+_Entry = TypeVar("_Entry", ClusterOutcomeRule, ConfigCheck)
+
+
+def _current_at(
+    entries: tuple[_Entry, ...], version: ServerVersion
+) -> tuple[_Entry, ...]:
+    """Per id, the newest entry from at or before ``version``, in first-seen id order."""
+    current: dict[str, _Entry] = {}
+    for entry in entries:  # in fold order: lines, then ``from`` order
+        if Version(entry.since) <= version.release:
+            current[entry.id] = entry
+    return tuple(current.values())
 
 
 # --- loading --------------------------------------------------------------------------
@@ -513,6 +582,8 @@ class _Fold:
         self.rules: list[Rule] = []
         self.hazards: list[Hazard] = []
         self.outcomes: list[ClusterOutcomeRule] = []
+        self.checks: list[ConfigCheck] = []
+        self.health: dict[str, str] = {}
         self.errors: dict[str, ErrorSpec] = {}
         self.offline: dict[str, dict[str, str]] = {}
         self.switches: dict[str, object] = {}
@@ -533,10 +604,12 @@ class _Fold:
         added_values = self._enums(name, release, since)
         self._errors(name, release)
         self.offline.update(release.offline)
+        self.health.update(release.health)
         ranges = self._ranges(name, release)
         self._rules(name, release, since, ranges)
         self._hazards(name, release)
         self._outcomes(name, release, since)
+        self._checks(name, release, since)
         self.lines.append(
             ReleaseLine(
                 line=release.line,
@@ -554,6 +627,8 @@ class _Fold:
                 errors=dict(self.errors),
                 offline={k: dict(v) for k, v in self.offline.items()},
                 cluster_outcomes=tuple(self.outcomes),
+                checks=tuple(self.checks),
+                health=dict(self.health),
                 added_fields=tuple(added_fields),
                 added_values=tuple(added_values),
                 fingerprint=fingerprint,
@@ -794,6 +869,56 @@ class _Fold:
             )
         added.sort(key=lambda rule: Version(rule.since))
         self.outcomes.extend(added)
+
+    def _checks(self, name: str, release: _ReleaseFile, since: str) -> None:
+        seen: set[tuple[str, str]] = set()
+        added: list[ConfigCheck] = []
+        for spec in release.checks:
+            where = f"{name}: check {spec.id!r}"
+            first = spec.first or since
+            try:
+                parsed = parse_version(first)
+            except ValueError:
+                self.problems.append(f"{where}: invalid version {first!r}")
+                continue
+            if parsed.line != release.line:
+                self.problems.append(f"{where}: from {first!r} is not in this line")
+                continue
+            if (spec.id, first) in seen:
+                self.problems.append(f"{where}: duplicate id and from {first!r}")
+                continue
+            seen.add((spec.id, first))
+            if not spec.id.startswith(("stream.", "consumer.")):
+                self.problems.append(
+                    f"{where}: id must start with stream. or consumer."
+                )
+                continue
+            filler = ".default." in spec.id
+            if filler and spec.on != ["store"] and spec.on:
+                self.problems.append(f'{where}: a default applies on ["store"] only')
+                continue
+            if (
+                spec.on
+                and not filler
+                and not (spec.code and spec.err_code and spec.description)
+            ):
+                self.problems.append(f"{where}: needs code, err_code and description")
+                continue
+            added.append(
+                ConfigCheck(
+                    id=spec.id,
+                    on=tuple(spec.on),
+                    code=spec.code,
+                    err_code=spec.err_code,
+                    description=spec.description,
+                    variant=spec.variant,
+                    go=spec.go,
+                    note=spec.note,
+                    since=first,
+                )
+            )
+        added.sort(key=lambda check: Version(check.since))
+        self.checks.extend(added)
 
     def check_types(self) -> None:
         for line in self.lines:

@@ -26,7 +26,13 @@ if TYPE_CHECKING:
     from assetgate.gate import Verdict
     from assetgate.levels import ClusterOutcomeRule, ServerProfile
 
-__all__ = ["OUTCOMES", "ClusterOutcome", "cluster_outcomes"]
+__all__ = [
+    "OUTCOMES",
+    "ClusterOutcome",
+    "HealthFailure",
+    "cluster_outcomes",
+    "health_failures",
+]
 
 OUTCOMES: Final[tuple[Outcome, ...]] = (
     "ok",
@@ -68,7 +74,8 @@ def _matches(rule: ClusterOutcomeRule, verdict: Verdict) -> bool:
         return False
     if rule.when == "dropped":
         return rule.field in verdict.dropped_fields
-    return verdict.state == rule.when
+    # a config check the target refuses is not an entry the meta layer cannot parse
+    return verdict.state == rule.when and verdict.check is None
 
 
 def cluster_outcomes(
@@ -145,3 +152,50 @@ def cluster_outcomes(
             )
         out.append(verdict)
     return out, outcomes
+
+
+class HealthFailure(msgspec.Struct, frozen=True, kw_only=True):
+    """A server's ``/healthz`` failing because a stored asset was not recovered.
+
+    Attributes:
+        cluster: the cluster ("" for a single server or an unnamed cluster).
+        target: the server version.
+        asset: the asset the server did not recover (``cluster/account/stream[/c]``).
+        error: the ``/healthz`` error text, in the server's words (it fails for as
+            long as the server runs; it names one such asset at a time).
+    """
+
+    cluster: str
+    target: str
+    asset: str
+    error: str
+
+
+def health_failures(
+    verdicts: Sequence[Verdict], mode: str, profile_of: Callable[[str], ServerProfile]
+) -> list[HealthFailure]:
+    """The ``/healthz`` failures of assets that a config check keeps from loading.
+
+    Only assets whose own verdict is ``unloadable`` by a config check count (a cluster
+    that is down as a whole has its own outcome); the wordings are data in
+    ``levels/`` (``[health]``, per kind and mode).
+    """
+    out: list[HealthFailure] = []
+    for verdict in verdicts:
+        if verdict.check is None or verdict.state != "unloadable":
+            continue
+        profile = profile_of(verdict.cluster)
+        template = profile.line.health.get(f"{verdict.kind}_{mode}")
+        if template is None:
+            continue
+        out.append(
+            HealthFailure(
+                cluster=verdict.cluster,
+                target=profile.version.text,
+                asset=asset_id(verdict),
+                error=template.format(
+                    account=verdict.account, stream=verdict.stream, name=verdict.name
+                ),
+            )
+        )
+    return out

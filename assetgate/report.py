@@ -260,11 +260,14 @@ def _own_text(verdict: Verdict) -> str:
 
 def _verdict_line(report: Report) -> str:
     down = _down(report)
+    head = ""
     if down:
         named = ", ".join(f"{_cluster_name(c)} ({c.outcome})" for c in down)
         noun = "cluster" if len(down) == 1 else "clusters"
-        return f"{len(down)} {noun} down: {named}; " + _assets_line(report)
-    return _assets_line(report)
+        head = f"{len(down)} {noun} down: {named}; "
+    if report.health:
+        head += f"/healthz fails ({_plural(len(report.health), 'asset', 'assets')} not recovered); "
+    return head + _assets_line(report)
 
 
 def _assets_line(report: Report) -> str:
@@ -324,6 +327,7 @@ def render_text(report: Report) -> str:
         "",
         *_text_table(report),
         *_text_clusters(report),
+        *_text_health(report),
     ]
     on_target = bool(report.target.clusters)
     for state, group in _finding_groups(report).items():
@@ -389,6 +393,26 @@ def _text_clusters(report: Report) -> list[str]:
     return lines
 
 
+def _text_health(report: Report) -> list[str]:
+    """Servers whose ``/healthz`` fails because an asset was not recovered."""
+    if not report.health:
+        return []
+    esc = escape_terminal
+    lines = ["", f"health checks failing ({len(report.health)})"]
+    for h in report.health:
+        where = (
+            h.cluster or "(single server)"
+            if report.target.mode == "single"
+            else _cluster_label(h.cluster)
+        )
+        lines.append(f"  {esc(where)}  /healthz on {esc(h.target)}: {esc(h.error)}")
+    return lines
+
+
+def _cluster_label(cluster: str) -> str:
+    return cluster or "(unnamed cluster)"
+
+
 def _text_asset(verdict: Verdict, lines: list[str], *, on_target: bool) -> None:
     """Append an asset's lines; ``on_target``: name its target (targets per cluster)."""
     esc = escape_terminal
@@ -451,6 +475,18 @@ def render_markdown(report: Report) -> str:
     for (cluster, account), counts in _accounts(report):
         cells = [md(cluster), md(account), *(str(counts[s]) for s in STATES)]
         lines.append(_md_row(cells))
+    if report.health:
+        lines += [
+            "",
+            "### Health checks failing",
+            "",
+            "| cluster | target | asset | /healthz error |",
+            "| --- | --- | --- | --- |",
+        ]
+        lines.extend(
+            _md_row([md(h.cluster), md(h.target), md(h.asset), md(h.error)])
+            for h in report.health
+        )
     if report.clusters:
         lines += [
             "",

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Final
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
 
-__all__ = ["SubjectIndex", "find_overlaps", "subjects_collide"]
+__all__ = ["SubjectIndex", "find_overlaps", "is_subset_match", "subjects_collide"]
 
 _PWC: Final = "*"
 _FWC: Final = ">"
@@ -71,6 +71,33 @@ def subjects_collide(a: str, b: str) -> bool:
         if x != y and x[0] not in "*>" and y[0] not in "*>":
             return False
     return True
+
+
+def is_subset_match(subject: str, test: str) -> bool:
+    """Tell whether every subject ``subject`` matches is matched by ``test``.
+
+    This is ``subjectIsSubsetMatch`` from nats-server ``server/sublist.go``: both may
+    hold wildcards; ``foo.*`` is a subset of ``>``, ``*.*`` and ``foo.*`` but not of
+    ``foo.bar``; a ``*`` in ``subject`` is a subset only of a ``*`` (or a ``>``) in
+    ``test``; an empty token never matches.
+    """
+    tokens = subject.split(_SEP)
+    tests = test.split(_SEP)
+    for index, wanted in enumerate(tests):
+        if index >= len(tokens) or not wanted:
+            return False
+        if wanted == _FWC:
+            return True
+        token = tokens[index]
+        if not token or token == _FWC:
+            return False
+        if token == _PWC:
+            if wanted != _PWC:
+                return False
+            continue
+        if wanted[0] != _PWC and token != wanted:  # the server looks at one character
+            return False
+    return len(tokens) == len(tests)
 
 
 def _literal_matches(literal: list[str], pattern: list[str]) -> bool:

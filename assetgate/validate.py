@@ -4,8 +4,9 @@
 decodes an API request (strict or lenient, as that version is configured), checks the
 ``Nats-Required-Api-Level`` header, computes the metadata the server stores and shows,
 and lists unknown and silently dropped fields. It answers in the server's own words.
-Semantic checks the server makes after decoding (``checkStreamCfg``: limits, subject
-syntax, mirror rules, ...) are out of scope.
+It then makes the semantic config checks that release makes (``checkStreamCfg``,
+``checkConsumerCfg``: :mod:`assetgate.configchecks`, facts in ``levels/``) and reports
+the config the server would store, with its defaults filled in.
 """
 
 from __future__ import annotations
@@ -16,6 +17,12 @@ import msgspec
 import structlog
 
 from assetgate._compile import features_for, hazard_function
+from assetgate.configchecks import (
+    Context,
+    assumptions,
+    first_failure,
+    stored_config,
+)
 from assetgate.decode import Decoded, decode, fast_path
 from assetgate.levels import Catalogue, ServerProfile, load_catalogue
 from assetgate.metadata import (
@@ -40,6 +47,7 @@ __all__ = ["ApiError", "ServerInfo", "Validation", "validate"]
 
 AssetKind = Literal["stream", "consumer"]
 Operation = Literal["create", "update"]
+Mode = Literal["single", "cluster"]
 
 log = structlog.get_logger(__name__)
 
@@ -84,6 +92,12 @@ class Validation(msgspec.Struct, frozen=True, kw_only=True):
             used and meets the level rules; ``None`` when no known release does.
         server_crash: the server does not answer but crashes on this request (a hazard
             in ``levels/``, observed on real binaries): what it prints.
+        stored_config: the config the server would store, defaults filled in
+            (``None`` when rejected).
+        check: the semantic config check that refused it (a ``[[checks]]`` id in
+            ``levels/``), ``None`` otherwise.
+        assumed: what the checks could not know and assumed (the server's default
+            limits, a consumer's stream not given), as sentences.
     """
 
     server: ServerInfo
@@ -99,6 +113,9 @@ class Validation(msgspec.Struct, frozen=True, kw_only=True):
     required_level: int
     min_server_version: str | None
     server_crash: str | None = None
+    stored_config: dict[str, Any] | None = None
+    check: str | None = None
+    assumed: tuple[str, ...] = ()
 
     @property
     def clean(self) -> bool:
@@ -118,6 +135,8 @@ def validate(
     api_level_header: str | None = None,
     created_version: bool = True,
     catalogue: Catalogue | None = None,
+    mode: Mode = "single",
+    stream: bytes | str | Mapping[str, Any] | None = None,
 ) -> Validation:
     """Predict the server's answer to a stream or consumer create/update request.
 
@@ -134,6 +153,9 @@ def validate(
         api_level_header: a ``Nats-Required-Api-Level`` header value to simulate.
         created_version: also report the created-version metadata.
         catalogue: the level catalogue (default: the packaged one).
+        mode: ``single`` (a standalone server) or ``cluster``: some checks differ.
+        stream: for a consumer: its stream's stored config, for the checks that need
+            it (without it they are skipped and listed in ``assumed``).
 
     Raises:
         InvalidServerVersion, UnknownServerVersion: ``server`` is not a known release.
@@ -146,6 +168,8 @@ def validate(
         and created_version
         and not soft
         and isinstance(server, str)
+        and mode == "single"
+        and stream is None
     ):
         result = _fast_plan(cat, server, kind, strict).run(config)
         if result is not None:
@@ -194,6 +218,24 @@ def validate(
     crash = hazard(config_value) if hazard is not None else None
     if crash is not None:
         return _rejected(info, decoded, None, None, kind=kind, op=op, crash=crash)
+    context = Context(
+        phase="create",
+        mode=mode,
+        stream=None if stream is None else _decode_existing(stream, "stream", profile),
+    )
+    failure = first_failure(kind, config_value, profile, context)
+    if failure is not None:
+        error = ApiError(
+            code=failure.code,
+            err_code=failure.err_code,
+            description=failure.description,
+        )
+        minimum = _min_version(raw, decoded, kind=kind, profile=profile, cat=cat)
+        return msgspec.structs.replace(
+            _rejected(info, decoded, error, minimum, kind=kind, op=op),
+            check=failure.check,
+            assumed=assumptions(kind, profile, context),
+        )
     level, minimum = features_for(cat, profile.line, kind)(config_value)
     previous = (
         _decode_existing(existing, kind, profile) if existing is not None else None
@@ -233,7 +275,25 @@ def validate(
         min_server_version=minimum
         if not decoded.unknown_fields
         else _min_version(raw, decoded, kind=kind, profile=profile, cat=cat),
+        stored_config=_with_metadata(
+            stored_config(kind, config_value, profile, context), stored
+        ),
+        assumed=assumptions(kind, profile, context),
     )
+
+
+def _with_metadata(
+    config: dict[str, Any], metadata: dict[str, str] | None
+) -> dict[str, Any]:
+    """The stored config carries the metadata the server stores, not the request's.
+
+    ``pedantic`` belongs to the request (2.11+), not to the config.
+    """
+    config.pop("pedantic", None)
+    config.pop("metadata", None)
+    if metadata:
+        config["metadata"] = metadata
+    return config
 
 
 class _FastPlan:
@@ -245,6 +305,7 @@ class _FastPlan:
 
     __slots__ = (
         "catalogue",
+        "context",
         "created",
         "decoder",
         "dynamic",
@@ -252,6 +313,7 @@ class _FastPlan:
         "hazard",
         "info",
         "kind",
+        "profile",
         "stamps",
     )
 
@@ -277,6 +339,8 @@ class _FastPlan:
             SERVER_LEVEL_KEY: str(profile.api_level),
         }
         self.created = created_metadata(profile, None, op="create")
+        self.profile = profile
+        self.context = Context(phase="create", mode="single")
 
     def run(self, config: bytes | str | Mapping[str, Any]) -> Validation | None:
         """The validation of a clean config, or ``None`` when it needs the exact path."""
@@ -287,6 +351,8 @@ class _FastPlan:
             return None  # the exact path, or the name check of the general path
         if self.hazard is not None and self.hazard(value) is not None:
             return None
+        if first_failure(self.kind, value, self.profile, self.context) is not None:
+            return None  # the general path words the reply
         level, minimum = self.features(value)
         metadata = value.metadata
         if not self.stamps:
@@ -312,6 +378,10 @@ class _FastPlan:
             created_metadata=dict(self.created),
             required_level=level,
             min_server_version=minimum,
+            stored_config=_with_metadata(
+                stored_config(self.kind, value, self.profile, self.context), stored
+            ),
+            assumed=assumptions(self.kind, self.profile, self.context),
         )
 
 

@@ -90,6 +90,7 @@ ASSET: Final = StructType(
         ("own_state", _TEXT),
         ("own_reason", _TEXT),
         ("replicas", IntegerType()),
+        ("check", _TEXT),
         ("source_file", _TEXT),
         ("line", LongType()),
     )

@@ -61,14 +61,14 @@ RULE_ROWS: Final[tuple[RuleRow, ...]] = (
     RuleRow(
         "consumer.priority_timeout",
         "consumer",
-        '{"name":"C","priority_timeout":120000000000}',
+        '{"name":"C","priority_timeout":120000000000,"priority_policy":"pinned_client","priority_groups":["a"]}',
         "2.11.0",
         1,
     ),
     RuleRow(
         "consumer.priority_groups",
         "consumer",
-        '{"name":"C","priority_groups":["a"]}',
+        '{"name":"C","priority_groups":["a"],"priority_policy":"overflow"}',
         "2.11.0",
         1,
     ),

@@ -154,6 +154,7 @@ def test_json_report_has_every_key(capsys: pytest.CaptureFixture[str]) -> None:
                 "inventory",
                 "summary",
                 "clusters",
+                "health",
                 "assets",
                 "overlaps",
                 "errors",

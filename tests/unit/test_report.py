@@ -361,6 +361,7 @@ def test_json_is_the_report_struct(report: Report) -> None:
         "inventory",
         "summary",
         "clusters",
+        "health",
         "assets",
         "overlaps",
         "errors",

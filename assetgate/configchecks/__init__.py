@@ -1,0 +1,217 @@
+"""The server's semantic config checks, per release: what it refuses to create or load.
+
+nats-server runs ``checkStreamCfg``/``checkConsumerCfg`` (and the checks of
+``addStream``/``addConsumer``) on every create and update, and again on every stored
+asset when it starts. The checks change between releases, so a config one release
+accepted can fail to load on another. The facts (which check applies from which patch
+release, on create or on load, with which reply) are data in ``levels/``
+(``[[checks]]``); the logic of each check is one small function in :mod:`.stream` or
+:mod:`.consumer`, registered under the check's id, in the server's order.
+
+A check function takes the decoded config (the release line's Struct) and a
+:class:`Context`, and returns ``None`` when the config passes, else the values its
+description template needs (an empty dict when it needs none). Checks that need facts
+an inventory lacks use the server's defaults and say so (``assumes``).
+
+The defaults the server fills in before it stores a config work the same way: a
+``[[checks]]`` entry whose id is ``<kind>.default.<name>`` (no reply: it never fails)
+and a function registered with :func:`register_default` that changes the config's
+plain form (a dict) in place; :func:`stored_config` applies them in order.
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
+
+import msgspec
+
+from assetgate.levels import Phase  # noqa: TC001 - msgspec reads it at runtime
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+    from assetgate.levels import ConfigCheck, ServerProfile
+
+__all__ = [
+    "CONSUMER",
+    "STREAM",
+    "CheckFailure",
+    "Context",
+    "Registered",
+    "assumptions",
+    "first_failure",
+    "plan",
+    "register",
+    "register_default",
+    "stored_config",
+]
+
+Mode = Literal["single", "cluster"]
+
+
+class Context(msgspec.Struct, frozen=True, kw_only=True):
+    """What a check may look at besides the config itself.
+
+    Attributes:
+        phase: ``create`` (an API request) or ``load`` (a stored asset at start-up).
+        mode: ``single`` (a standalone server) or ``cluster``.
+        stream: for a consumer: its stream's decoded config, ``None`` when unknown
+            (checks that need it are then skipped, and say so in ``assumes``).
+    """
+
+    phase: Phase
+    mode: Mode
+    stream: Any = None
+
+
+class CheckFailure(msgspec.Struct, frozen=True, kw_only=True):
+    """A config the server refuses: the check and the server's reply.
+
+    ``log_reason`` is how the server's start-up log line ends
+    (``<description> (<err_code>)``).
+    """
+
+    check: str
+    code: int
+    err_code: int
+    description: str
+
+    @property
+    def log_reason(self) -> str:
+        """The reason as the server logs it when it does not recover the asset."""
+        return f"{self.description} ({self.err_code})"
+
+
+class Registered(msgspec.Struct, frozen=True):
+    """A check function under its id, with what it assumes when facts are missing."""
+
+    id: str
+    function: Callable[[Any, Context, ConfigCheck], Mapping[str, str] | None]
+    assumes: str = ""
+    needs_stream: bool = False
+
+
+STREAM: Final[dict[str, Registered]] = {}
+"""Stream checks by id, in the order the server makes them."""
+
+CONSUMER: Final[dict[str, Registered]] = {}
+"""Consumer checks by id, in the order the server makes them."""
+
+DEFAULTS: Final[dict[str, Registered]] = {}
+"""Default fillers of both kinds by id, in the order the server applies them."""
+
+_DefaultFn = TypeVar(
+    "_DefaultFn", bound="Callable[[dict[str, Any], Context, ConfigCheck], None]"
+)
+
+
+_CheckFn = TypeVar(
+    "_CheckFn", bound="Callable[[Any, Context, ConfigCheck], Mapping[str, str] | None]"
+)
+
+
+def register(
+    check_id: str, *, assumes: str = "", needs_stream: bool = False
+) -> Callable[[_CheckFn], _CheckFn]:
+    """Register a check function under ``check_id`` (``stream.x`` or ``consumer.x``)."""
+    table = STREAM if check_id.startswith("stream.") else CONSUMER
+
+    def wrap(function: _CheckFn) -> _CheckFn:
+        if check_id in table:
+            msg = f"check {check_id!r} registered twice"
+            raise RuntimeError(msg)
+        table[check_id] = Registered(check_id, function, assumes, needs_stream)
+        return function
+
+    return wrap
+
+
+def register_default(
+    default_id: str, *, assumes: str = "", needs_stream: bool = False
+) -> Callable[[_DefaultFn], _DefaultFn]:
+    """Register a default filler under ``default_id`` (``<kind>.default.<name>``)."""
+
+    def wrap(function: _DefaultFn) -> _DefaultFn:
+        if default_id in DEFAULTS or ".default." not in default_id:
+            msg = f"default {default_id!r} registered twice or misnamed"
+            raise RuntimeError(msg)
+        DEFAULTS[default_id] = Registered(default_id, function, assumes, needs_stream)
+        return function
+
+    return wrap
+
+
+_Plan = tuple[tuple[Registered, "ConfigCheck"], ...]
+_PLANS: dict[tuple[str, str, str, str], _Plan] = {}
+
+
+def plan(profile: ServerProfile, kind: str, phase: Phase) -> _Plan:
+    """The checks ``profile`` makes on ``phase`` for ``kind``, in the server's order."""
+    key = (profile.line.fingerprint, profile.version.text, kind, phase)
+    found = _PLANS.get(key)
+    if found is None:
+        table = STREAM if kind == "stream" else CONSUMER
+        if phase == "store":
+            table = {k: v for k, v in DEFAULTS.items() if k.startswith(f"{kind}.")}
+        specs = {c.id: c for c in profile.checks if phase in c.on}
+        found = tuple(
+            (registered, specs[check_id])
+            for check_id, registered in table.items()
+            if check_id in specs
+        )
+        _PLANS[key] = found
+    return found
+
+
+def first_failure(
+    kind: str, config: Any, profile: ServerProfile, context: Context
+) -> CheckFailure | None:
+    """The first check ``config`` fails on ``profile`` (the server stops there)."""
+    for registered, spec in plan(profile, kind, context.phase):
+        if registered.needs_stream and context.stream is None:
+            continue
+        values = registered.function(config, context, spec)
+        if values is not None:
+            return CheckFailure(
+                check=spec.id,
+                code=spec.code,
+                err_code=spec.err_code,
+                description=spec.description.format_map(values)
+                if values
+                else spec.description,
+            )
+    return None
+
+
+def stored_config(
+    kind: str, config: Any, profile: ServerProfile, context: Context
+) -> dict[str, Any]:
+    """The config as ``profile`` stores it: its plain form with the defaults filled in.
+
+    Only meaningful for a config that passes :func:`first_failure`.
+    """
+    stored: dict[str, Any] = msgspec.to_builtins(config)
+    for registered, spec in plan(profile, kind, "store"):
+        if registered.needs_stream and context.stream is None:
+            continue
+        registered.function(stored, context, spec)
+    return stored
+
+
+def assumptions(kind: str, profile: ServerProfile, context: Context) -> tuple[str, ...]:
+    """What the checks made on ``context`` assumed, as sentences (no duplicates)."""
+    out: dict[str, None] = {}
+    for registered, _spec in plan(profile, kind, context.phase):
+        if registered.needs_stream and context.stream is None:
+            out[f"{registered.id}: not checked (the stream's config is not known)"] = (
+                None
+            )
+        elif registered.assumes:
+            out[f"{registered.id}: assumed {registered.assumes}"] = None
+    return tuple(out)
+
+
+# the check modules register themselves on import, in the server's order
+from assetgate.configchecks import consumer, stream  # noqa: E402, F401

@@ -1,0 +1,201 @@
+"""The config-check framework: plans per release, validate's replies, load-time verdicts.
+
+The checks themselves have one row each in ``test_configchecks_stream.py`` and
+``test_configchecks_consumer.py``; this file pins how they reach users.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Final
+
+import pytest
+
+import assetgate
+from assetgate import configchecks
+from assetgate.subjects import is_subset_match
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from assetgate.levels import Catalogue
+
+_LW: Final = {"name": "LW", "subjects": ["*.orders"]}
+_PG: Final = {
+    "durable_name": "PGC",
+    "ack_policy": "explicit",
+    "priority_groups": ["g1"],
+}
+
+
+def _inventory(tmp_path: Path, cluster: str = "") -> Path:
+    records = [
+        {"kind": "stream", "stream": "LW", "name": "LW", "config": _LW},
+        {
+            "kind": "consumer",
+            "stream": "LW",
+            "name": "C1",
+            "config": {"durable_name": "C1"},
+        },
+        {
+            "kind": "stream",
+            "stream": "PG",
+            "name": "PG",
+            "config": {"name": "PG", "subjects": ["pg"]},
+        },
+        {"kind": "consumer", "stream": "PG", "name": "PGC", "config": _PG},
+    ]
+    path = tmp_path / "inv.jsonl"
+    lines = [json.dumps({"cluster": cluster, "account": "$G", **r}) for r in records]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("subject", "test", "expected"),
+    [
+        ("foo.*", ">", True),
+        ("foo.*", "*.*", True),
+        ("foo.*", "foo.*", True),
+        ("foo.*", "foo.bar", False),
+        ("foo.bar", "foo.*", True),
+        ("*.orders", "$JS.>", False),
+        ("$JS.API.x", "$JS.>", True),
+        ("$JS.EVENT.a", "$JS.EVENT.>", True),
+        (">", "$JS.>", False),
+        ("foo", "foo.>", False),
+        ("foo..bar", "foo.*.bar", False),
+    ],
+)
+def test_is_subset_match(subject: str, test: str, *, expected: bool) -> None:
+    """is_subset_match answers as nats-server's subjectIsSubsetMatch."""
+    assert is_subset_match(subject, test) is expected
+
+
+def test_every_check_in_the_catalogue_has_a_function(catalogue: Catalogue) -> None:
+    """Each [[checks]] id in levels/ names a registered check or default, and back."""
+    ids = {check.id for line in catalogue.lines for check in line.checks}
+    registered = (
+        set(configchecks.STREAM)
+        | set(configchecks.CONSUMER)
+        | set(configchecks.DEFAULTS)
+    )
+    assert ids == registered
+
+
+@pytest.mark.parametrize(
+    ("version", "variant"),
+    [
+        ("2.10.26", "subset"),
+        ("2.11.1", "subset"),
+        ("2.11.2", "collide"),
+        ("2.15.1", "collide"),
+    ],
+)
+def test_plan_takes_the_patch_range_entry(
+    catalogue: Catalogue, version: str, variant: str
+) -> None:
+    """A later entry with the same id replaces an earlier one from its patch release."""
+    plan = configchecks.plan(catalogue.server(version), "stream", "load")
+    specs = {spec.id: spec for _, spec in plan}
+    assert specs["stream.subjects_api_overlap"].variant == variant
+
+
+def test_validate_refuses_with_the_server_reply(catalogue: Catalogue) -> None:
+    """Validate answers a create a check refuses with the check's code and text."""
+    result = assetgate.validate(
+        _PG, kind="consumer", server="2.12.8", catalogue=catalogue
+    )
+    assert (result.accepted, result.error, result.check) == (
+        False,
+        assetgate.ApiError(
+            code=400,
+            err_code=10196,
+            description="consumer can not have priority groups when policy is none",
+        ),
+        "consumer.priority_groups_policy_none",
+    )
+
+
+def test_validate_accepts_before_the_check_exists(catalogue: Catalogue) -> None:
+    """2.11.11 has no priority-policy check: the same create is accepted."""
+    result = assetgate.validate(
+        _PG, kind="consumer", server="2.11.11", catalogue=catalogue
+    )
+    assert (result.accepted, result.check) == (True, None)
+
+
+def test_validate_fast_path_runs_the_checks(catalogue: Catalogue) -> None:
+    """A JSON create that msgspec decodes directly is still checked (fast plan)."""
+    body = json.dumps(_LW)
+    result = assetgate.validate(
+        body, kind="stream", server="2.11.11", catalogue=catalogue
+    )
+    assert (result.accepted, result.check) == (False, "stream.subjects_api_overlap")
+
+
+def test_validate_reports_the_stored_config(catalogue: Catalogue) -> None:
+    """An accepted create reports the config the server stores, defaults filled in."""
+    result = assetgate.validate(
+        '{"name":"S","subjects":["a"]}',
+        kind="stream",
+        server="2.12.8",
+        catalogue=catalogue,
+    )
+    stored = result.stored_config or {}
+    assert (stored["num_replicas"], stored["metadata"], "pedantic" in stored) == (
+        1,
+        {"_nats.req.level": "0"},
+        False,
+    )
+
+
+def test_check_single_server_loses_the_asset_and_its_consumers(
+    catalogue: Catalogue, tmp_path: Path
+) -> None:
+    """A stream a target will not recover is unloadable, its consumers detached, /healthz fails."""
+    report = assetgate.check(
+        [_inventory(tmp_path)], target="2.11.11", mode="single", catalogue=catalogue
+    )
+    states = {(v.stream, v.name): (v.state, v.reason, v.check) for v in report.assets}
+    reason = (
+        "subjects that overlap with jetstream api require no-ack to be true (10052)"
+    )
+    assert states[("LW", "LW")] == ("unloadable", reason, "stream.subjects_api_overlap")
+    assert states[("LW", "C1")] == (
+        "detached",
+        f'stream "LW" does not load: {reason}',
+        None,
+    )
+    assert states[("PG", "PGC")] == ("online", None, None)
+    assert [(h.asset, h.error) for h in report.health] == [
+        ("/$G/LW", "JetStream stream '$G > LW' could not be recovered")
+    ]
+
+
+def test_check_cluster_mode_is_not_a_meta_outcome(
+    catalogue: Catalogue, tmp_path: Path
+) -> None:
+    """A consumer a check refuses does not take its cluster down; /healthz names it."""
+    report = assetgate.check(
+        [_inventory(tmp_path, "east")],
+        target="2.12.8",
+        mode="cluster",
+        catalogue=catalogue,
+    )
+    states = {(v.stream, v.name): v.state for v in report.assets}
+    assert (report.clusters[0].outcome, states[("PG", "PGC")]) == ("ok", "unloadable")
+    assert [h.error for h in report.health] == [
+        "JetStream stream '$G > LW' is not current: stream not found",
+        "JetStream consumer '$G > PG > PGC' is not current: consumer not found",
+    ]
+
+
+def test_check_fails_the_run_on_an_unrecoverable_asset(tmp_path: Path) -> None:
+    """Assetgate check exits 1 and names the server's words for such an asset."""
+    from assetgate.cli import main
+
+    code = main(
+        ["check", str(_inventory(tmp_path)), "--target", "2.12.8", "--mode", "single"]
+    )
+    assert code == 1
