@@ -13,13 +13,13 @@ Pure: no I/O. The caller groups a stream with its consumers (:func:`classify_str
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import msgspec
 
 from assetgate._compile import features_for
 from assetgate._goscan import go_quote
-from assetgate.configchecks import Context, first_failure
+from assetgate.configchecks import load_checker
 from assetgate.decode import Decoded, decode
 from assetgate.inventory import RecordError
 from assetgate.metadata import (
@@ -183,9 +183,13 @@ def judge(
         reason = _offline_reason(decoded, profile, mode)
         state = "online" if reason is None else "offline"
     failed = None
-    if state in {"online", "degraded"}:
+    if state in _RECOVERED:
         # the target re-runs its config checks on every asset it recovers
-        failed = first_failure(asset.kind, decoded.config, profile, _LOAD[mode])
+        key = (id(profile), asset.kind, mode)
+        checker = _CHECKERS.get(key, _UNKNOWN)
+        if checker is _UNKNOWN:  # once per target, kind and mode
+            checker = _CHECKERS[key] = load_checker(profile, asset.kind, mode)
+        failed = None if checker is None else checker(decoded.config)
         if failed is not None:
             state, reason = "unloadable", failed.log_reason
     verdict = _verdict(
@@ -202,10 +206,11 @@ def judge(
     return Judged(verdict=verdict, subjects=subjects)
 
 
-_LOAD: Final = {
-    "single": Context(phase="load", mode="single"),
-    "cluster": Context(phase="load", mode="cluster"),
-}
+_RECOVERED: Final = frozenset({"online", "degraded"})
+_UNKNOWN: Final = object()
+# load_checker per (id(profile), kind, mode); profiles are cached by the catalogue, so
+# their ids stay valid (load_checker keeps each profile alive)
+_CHECKERS: dict[tuple[int, str, str], Any] = {}
 
 
 def settle(

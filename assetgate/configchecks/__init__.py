@@ -23,11 +23,13 @@ Pure: no I/O.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 import msgspec
 
 from assetgate.levels import Phase  # noqa: TC001 - msgspec reads it at runtime
+from assetgate.model import CONFIG_STRUCT
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -42,6 +44,7 @@ __all__ = [
     "Registered",
     "assumptions",
     "first_failure",
+    "load_checker",
     "plan",
     "register",
     "register_default",
@@ -91,6 +94,7 @@ class Registered(msgspec.Struct, frozen=True):
     function: Callable[[Any, Context, ConfigCheck], Mapping[str, str] | None]
     assumes: str = ""
     needs_stream: bool = False
+    guard: str = ""
 
 
 STREAM: Final[dict[str, Registered]] = {}
@@ -113,16 +117,28 @@ _CheckFn = TypeVar(
 
 
 def register(
-    check_id: str, *, assumes: str = "", needs_stream: bool = False
+    check_id: str, *, guard: str = "", assumes: str = "", needs_stream: bool = False
 ) -> Callable[[_CheckFn], _CheckFn]:
-    """Register a check function under ``check_id`` (``stream.x`` or ``consumer.x``)."""
+    """Register a check function under ``check_id`` (``stream.x`` or ``consumer.x``).
+
+    Args:
+        check_id: the id of its ``[[checks]]`` entries in ``levels/``.
+        guard: a cheap Python expression over the config ``c`` that is true whenever
+            the check can fail (``"c.priority_groups"``); ``check`` runs the function
+            only when it holds, so a clean config costs an attribute load per check,
+            not a call. A field the release line does not know reads as ``None``.
+            ``""``: always run. ``tests/unit/test_configchecks_*.py`` hold every guard
+            true on every config its check refuses.
+        assumes: what the check assumes when the inventory lacks a fact.
+        needs_stream: a consumer check that needs its stream's config.
+    """
     table = STREAM if check_id.startswith("stream.") else CONSUMER
 
     def wrap(function: _CheckFn) -> _CheckFn:
         if check_id in table:
             msg = f"check {check_id!r} registered twice"
             raise RuntimeError(msg)
-        table[check_id] = Registered(check_id, function, assumes, needs_stream)
+        table[check_id] = Registered(check_id, function, assumes, needs_stream, guard)
         return function
 
     return wrap
@@ -169,20 +185,81 @@ def first_failure(
     kind: str, config: Any, profile: ServerProfile, context: Context
 ) -> CheckFailure | None:
     """The first check ``config`` fails on ``profile`` (the server stops there)."""
-    for registered, spec in plan(profile, kind, context.phase):
+    return _run(plan(profile, kind, context.phase), config, context)
+
+
+def _run(steps: _Plan, config: Any, context: Context) -> CheckFailure | None:
+    for registered, spec in steps:
         if registered.needs_stream and context.stream is None:
             continue
         values = registered.function(config, context, spec)
         if values is not None:
-            return CheckFailure(
-                check=spec.id,
-                code=spec.code,
-                err_code=spec.err_code,
-                description=spec.description.format_map(values)
-                if values
-                else spec.description,
-            )
+            return _failure(spec, values)
     return None
+
+
+def _failure(spec: ConfigCheck, values: Mapping[str, str]) -> CheckFailure:
+    description = spec.description.format_map(values) if values else spec.description
+    return CheckFailure(
+        check=spec.id, code=spec.code, err_code=spec.err_code, description=description
+    )
+
+
+_LOADERS: dict[
+    tuple[int, str, str],
+    tuple[ServerProfile, Callable[[Any], CheckFailure | None] | None],
+] = {}
+
+
+def load_checker(
+    profile: ServerProfile, kind: str, mode: Mode
+) -> Callable[[Any], CheckFailure | None] | None:
+    """The load-time checks of ``profile`` for ``kind``, bound once (``None``: none).
+
+    For the hot path of ``check``: the plan is looked up once per profile, kind and
+    mode, not once per asset; the stream of a consumer is not known there, so checks
+    that need it are left out.
+    """
+    key = (id(profile), kind, mode)
+    found = _LOADERS.get(key)
+    if found is None or found[0] is not profile:
+        steps = tuple(
+            step for step in plan(profile, kind, "load") if not step[0].needs_stream
+        )
+        function = _compile(steps, Context(phase="load", mode=mode), profile, kind)
+        found = _LOADERS[key] = (profile, function)
+    return found[1]
+
+
+_FIELD: Final = re.compile(r"\bc\.([a-z_][a-z0-9_]*)")
+
+
+def _compile(
+    steps: _Plan, context: Context, profile: ServerProfile, kind: str
+) -> Callable[[Any], CheckFailure | None] | None:
+    """One function running ``steps`` in order, each only when its guard holds."""
+    if not steps:
+        return None
+    known = {f.name for f in profile.line.structs[CONFIG_STRUCT[kind]].fields}
+
+    def field(match: re.Match[str]) -> str:
+        return match.group(0) if match.group(1) in known else "None"
+
+    namespace: dict[str, Any] = {"_ctx": context, "_fail": _failure}
+    source = ["def _checks(c):"]
+    for index, (registered, spec) in enumerate(steps):
+        namespace[f"_f{index}"] = registered.function
+        namespace[f"_s{index}"] = spec
+        guard = _FIELD.sub(field, registered.guard) if registered.guard else "True"
+        source.append(f"    if {guard}:")
+        source.append(f"        values = _f{index}(c, _ctx, _s{index})")
+        source.append("        if values is not None:")
+        source.append(f"            return _fail(_s{index}, values)")
+    source.append("    return None")
+    code = compile("\n".join(source), f"<assetgate checks {kind}>", "exec")
+    exec(code, namespace)  # noqa: S102 - source built from the check modules' guards
+    checks: Callable[[Any], CheckFailure | None] = namespace["_checks"]
+    return checks
 
 
 def stored_config(

@@ -29,7 +29,7 @@ def _policy_none(config: Any) -> bool:
     return getattr(config, "priority_policy", "") in _NO_POLICY
 
 
-@register("consumer.priority_groups_policy_none")
+@register("consumer.priority_groups_policy_none", guard="c.priority_groups")
 def _groups_without_policy(
     config: Any, _context: Context, _spec: ConfigCheck
 ) -> Mapping[str, str] | None:
@@ -39,7 +39,7 @@ def _groups_without_policy(
     return _PASS
 
 
-@register("consumer.pinned_ttl_policy_none")
+@register("consumer.pinned_ttl_policy_none", guard="c.priority_timeout")
 def _pinned_ttl_without_policy(
     config: Any, _context: Context, _spec: ConfigCheck
 ) -> Mapping[str, str] | None:

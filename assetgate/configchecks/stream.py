@@ -23,13 +23,14 @@ __all__: list[str] = []
 
 _PASS: Final = None
 _FAIL: Final[Mapping[str, str]] = {}
+_API_FIRST: Final = frozenset("$*>")  # the first characters that can reach an API
 _API_NAMESPACES: Final = {
     "subset": ("$JS.>", "$JSC.>"),
     "collide": ("$JS.>", "$JSC.>", "$NRG.>"),
 }
 
 
-@register("stream.subjects_api_overlap")
+@register("stream.subjects_api_overlap", guard="not c.no_ack and c.subjects")
 def _api_overlap(
     config: Any, _context: Context, spec: ConfigCheck
 ) -> Mapping[str, str] | None:
@@ -42,6 +43,8 @@ def _api_overlap(
         return _PASS
     namespaces = _API_NAMESPACES[spec.variant]
     for subject in config.subjects or ():
+        if subject[:1] not in _API_FIRST:
+            continue  # no API namespace can match: a quick skip, not the rule
         if subject == ">":
             continue  # its own check: capturing all subjects
         for namespace in namespaces:
