@@ -165,7 +165,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--mode",
         choices=["single", "cluster"],
         default="cluster",
-        help="single server or clustered (with --inventory)",
+        help="single server or clustered: some config checks differ",
+    )
+    val.add_argument(
+        "--stream-config",
+        metavar="FILE",
+        help="the stored config of a consumer's stream, for the consumer checks that "
+        "need it (without it they are skipped and listed as assumed)",
     )
     val.add_argument(
         "--no-created-version",
@@ -408,6 +414,7 @@ def _validate(args: argparse.Namespace) -> int:
     catalogue = _catalogue(args)
     catalogue.server(args.server)  # an unknown version is a usage error before reading
     existing = _read(args.existing) if args.existing else None
+    stream_config = _read(args.stream_config) if args.stream_config else None
     inputs = [
         (path, _read(path)) for path in args.files
     ]  # unreadable input: exit 2, nothing written
@@ -424,6 +431,8 @@ def _validate(args: argparse.Namespace) -> int:
             api_level_header=args.api_level_header,
             created_version=not args.no_created_version,
             catalogue=catalogue,
+            mode=args.mode,
+            stream=stream_config,
         )
         results.append((path, result))
         if args.inventory:
@@ -531,6 +540,8 @@ def render_validation(result: Validation, *, source: str) -> str:
         lines.append(
             f"  verdict:          rejected: {error.code}/{error.err_code} {error.description}"
         )
+        if result.check is not None:
+            lines.append(f"  config check:     {result.check}")
     if result.unknown_fields:
         lines.append(f"  unknown fields:   {', '.join(result.unknown_fields)}")
     if result.dropped_fields:
@@ -541,6 +552,7 @@ def render_validation(result: Validation, *, source: str) -> str:
         lines.append(f"  reply metadata:   {_md(result.response_metadata)}")
         if result.created_metadata:
             lines.append(f"  created version:  {_md(result.created_metadata)}")
+    lines.extend(f"  assumed:          {text}" for text in result.assumed)
     lines.append(
         f"  min server:       {result.min_server_version or 'no known release'}"
     )

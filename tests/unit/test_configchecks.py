@@ -7,7 +7,7 @@ The checks themselves have one row each in ``test_configchecks_stream.py`` and
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 
@@ -199,3 +199,66 @@ def test_check_fails_the_run_on_an_unrecoverable_asset(tmp_path: Path) -> None:
         ["check", str(_inventory(tmp_path)), "--target", "2.12.8", "--mode", "single"]
     )
     assert code == 1
+
+
+_REFUSED: Final = [
+    ("stream", _LW, "2.11.11"),
+    ("stream", {"name": "S", "subjects": ["$NRG.x"]}, "2.15.1"),
+    ("consumer", _PG, "2.12.8"),
+    ("consumer", {"durable_name": "C", "priority_timeout": 5}, "2.15.1"),
+]
+
+
+@pytest.mark.parametrize(("kind", "config", "version"), _REFUSED)
+@pytest.mark.parametrize("mode", ["single", "cluster"])
+def test_guards_never_hide_a_failure(
+    catalogue: Catalogue, kind: Any, config: dict[str, object], version: str, mode: Any
+) -> None:
+    """Check's guarded load checks refuse exactly what the unguarded plan refuses."""
+    profile = catalogue.server(version)
+    decoded = assetgate.validate(
+        config,
+        kind=kind,
+        server=version,
+        catalogue=catalogue,
+    )
+    assert decoded.check is not None
+    from assetgate.decode import decode
+    from assetgate.model import CONFIG_STRUCT
+
+    value = decode(
+        json.dumps(config).encode(), profile.line, CONFIG_STRUCT[kind], context="stored"
+    ).config
+    context = configchecks.Context(phase="load", mode=mode)
+    checker = configchecks.load_checker(profile, kind, mode)
+    assert checker is not None
+    assert checker(value) == configchecks.first_failure(kind, value, profile, context)
+
+
+def test_validate_cli_names_the_check(tmp_path: Path) -> None:
+    """Assetgate validate prints the refusing check and exits 1."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(_PG), encoding="utf-8")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "assetgate",
+            "validate",
+            str(path),
+            "--kind",
+            "consumer",
+            "--server",
+            "2.12.8",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (
+        done.returncode,
+        "config check:     consumer.priority_groups_policy_none" in done.stdout,
+    ) == (1, True)
