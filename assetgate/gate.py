@@ -19,7 +19,7 @@ import msgspec
 
 from assetgate._compile import features_for
 from assetgate._goscan import go_quote
-from assetgate.configchecks import load_checker
+from assetgate.configchecks import load_checker, load_notes
 from assetgate.decode import Decoded, decode
 from assetgate.inventory import RecordError
 from assetgate.metadata import (
@@ -31,8 +31,9 @@ from assetgate.metadata import (
 from assetgate.model import CONFIG_STRUCT
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
+    from assetgate.configchecks import CheckFailure
     from assetgate.inventory import Asset
     from assetgate.levels import Catalogue, ServerProfile
 
@@ -94,6 +95,8 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True, gc=False):
         check: for ``unloadable``: the server's semantic config check the stored
             config fails when the target starts (``[[checks]]`` id in ``levels/``);
             ``None`` otherwise.
+        notes: what the target's defaults change about a stored config that loads
+            (for example a duplicate window it adds), without changing the state.
     """
 
     source: str
@@ -116,6 +119,7 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     own_reason: str | None = None
     replicas: int | None = None
     check: str | None = None
+    notes: tuple[str, ...] = ()
 
 
 class Judged(msgspec.Struct, frozen=True, kw_only=True, gc=False):
@@ -182,21 +186,18 @@ def judge(
     else:
         reason = _offline_reason(decoded, profile, mode)
         state = "online" if reason is None else "offline"
-    failed = None
-    if state in _RECOVERED:
-        # the target re-runs its config checks on every asset it recovers
-        key = (id(profile), asset.kind, mode)
-        checker = _CHECKERS.get(key, _UNKNOWN)
-        if checker is _UNKNOWN:  # once per target, kind and mode
-            checker = _CHECKERS[key] = load_checker(profile, asset.kind, mode)
-        failed = None if checker is None else checker(decoded.config)
+    failed: CheckFailure | None = None
+    notes: tuple[str, ...] = ()
+    if state in _RECOVERED:  # the target re-runs its config checks on what it recovers
+        failed, notes = _load_checks(decoded.config, asset.kind, profile, mode)
         if failed is not None:
             state, reason = "unloadable", failed.log_reason
     verdict = _verdict(
         asset, decoded, state, reason, profile=profile, catalogue=catalogue
     )
-    if failed is not None:
-        verdict = msgspec.structs.replace(verdict, check=failed.check)
+    if failed is not None or notes:
+        check = None if failed is None else failed.check
+        verdict = msgspec.structs.replace(verdict, check=check, notes=notes)
     subjects: tuple[str, ...] = ()
     if asset.kind == "stream" and decoded.config is not None:
         config = decoded.config
@@ -207,10 +208,33 @@ def judge(
 
 
 _RECOVERED: Final = frozenset({"online", "degraded"})
-_UNKNOWN: Final = object()
-# load_checker per (id(profile), kind, mode); profiles are cached by the catalogue, so
-# their ids stay valid (load_checker keeps each profile alive)
-_CHECKERS: dict[tuple[int, str, str], Any] = {}
+# the bound checks and notes per (id(profile), kind, mode); profiles are cached by the
+# catalogue and kept alive by load_checker, so their ids stay valid
+_BOUND: dict[
+    tuple[int, str, str],
+    tuple[
+        Callable[[Any], CheckFailure | None] | None,
+        Callable[[Any], tuple[str, ...]] | None,
+    ],
+] = {}
+
+
+def _load_checks(
+    config: Any, kind: str, profile: ServerProfile, mode: Mode
+) -> tuple[CheckFailure | None, tuple[str, ...]]:
+    """The load-time check the config fails, else the notes that apply to it."""
+    key = (id(profile), kind, mode)
+    bound = _BOUND.get(key)
+    if bound is None:  # once per target, kind and mode
+        bound = _BOUND[key] = (
+            load_checker(profile, kind, mode),
+            load_notes(profile, kind, mode),
+        )
+    checker, noter = bound
+    failed = None if checker is None else checker(config)
+    if failed is not None or noter is None:
+        return failed, ()
+    return None, noter(config)
 
 
 def settle(

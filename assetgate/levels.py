@@ -46,7 +46,7 @@ EnumMatch = Literal["raw", "lower", "string"]
 GoJson = Literal["1.23", "1.24", "1.25"]
 Outcome = Literal["ok", "crash", "meta_unavailable", "meta_state_lost"]
 AssetKind = Literal["stream", "consumer"]
-Phase = Literal["create", "load", "store"]
+Phase = Literal["create", "load", "store", "note"]
 
 _CHECKSUMS: Final = "CHECKSUMS"
 _SCALAR_TYPES: Final = frozenset(
@@ -292,7 +292,10 @@ class ConfigCheck(msgspec.Struct, frozen=True, kw_only=True):
             a later ``from`` replaces it (``on = []`` ends it).
         on: ``create`` (API create and update requests), ``load`` (stored assets at
             start-up, with the server's recovery relaxations), or both; ``store``
-            for a default the server fills in (id ``<kind>.default.<name>``).
+            for a default the server fills in (id ``<kind>.default.<name>``); ``note``
+            for a default that changes what the target does with a stored config
+            without failing it (id ``<kind>.note.<name>``; the description is the
+            note).
         code, err_code, description: the API error reply, byte for byte;
             ``{name}``-style fields are filled in by the check.
         variant: which form of the logic the range uses (for example ``subset`` or
@@ -897,9 +900,16 @@ class _Fold:
             if filler and spec.on != ["store"] and spec.on:
                 self.problems.append(f'{where}: a default applies on ["store"] only')
                 continue
+            if (".note." in spec.id) != ("note" in spec.on) and spec.on:
+                self.problems.append(f'{where}: a note applies on ["note"] only')
+                continue
+            if "note" in spec.on and not spec.description:
+                self.problems.append(f"{where}: a note needs its description")
+                continue
             if (
                 spec.on
                 and not filler
+                and "note" not in spec.on
                 and not (spec.code and spec.err_code and spec.description)
             ):
                 self.problems.append(f"{where}: needs code, err_code and description")
@@ -963,6 +973,19 @@ def describe(lines: Iterable[ReleaseLine]) -> list[dict[str, object]]:
             "added_fields": list(line.added_fields),
             "added_values": list(line.added_values),
             "rules": [r.id for r in line.rules if r.since == line.first],
+            "checks": [
+                {
+                    "id": c.id,
+                    "from": c.since,
+                    "on": list(c.on),
+                    "code": c.code,
+                    "err_code": c.err_code,
+                    "description": c.description,
+                    "go": c.go,
+                }
+                for c in line.checks
+                if c.since.startswith(line.line + ".")
+            ],
         }
         for line in lines
     ]

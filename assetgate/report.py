@@ -174,13 +174,13 @@ def _reason(verdict: Verdict) -> str:
 
 
 def _finding_groups(report: Report) -> dict[str, list[Verdict]]:
-    """Assets that are not online, then online ones with a drifting level stamp.
+    """Assets that are not online, then online ones with a level-stamp drift or a note.
 
     Grouped by state in :data:`STATES` order (online last), report order within.
     """
     groups: dict[str, list[Verdict]] = {s: [] for s in (*_FINDING_STATES, "online")}
     for verdict in report.assets:
-        if verdict.state != "online" or verdict.drift is not None:
+        if verdict.state != "online" or verdict.drift is not None or verdict.notes:
             groups[verdict.state].append(verdict)
     return groups
 
@@ -332,7 +332,10 @@ def render_text(report: Report) -> str:
     on_target = bool(report.target.clusters)
     for state, group in _finding_groups(report).items():
         if group:
-            title = "online, level stamp drifts" if state == "online" else state
+            title = state
+            if state == "online":
+                noted = any(v.notes for v in group)
+                title = "online, level stamp drifts" + (" or notes" if noted else "")
             lines += ["", f"{title} ({len(group)})"]
             for verdict in group:
                 _text_asset(verdict, lines, on_target=on_target)
@@ -427,6 +430,7 @@ def _text_asset(verdict: Verdict, lines: list[str], *, on_target: bool) -> None:
         lines.append(f"      {verdict.drift}: {esc(_drift_text(verdict))}")
     if verdict.own_state is not None:
         lines.append(f"      {esc(_own_text(verdict))}")
+    lines.extend(f"      note: {esc(note)}" for note in verdict.notes)
     if verdict.accepted is not None:
         lines.append(f"      [accepted {esc(verdict.accepted)}]")
 

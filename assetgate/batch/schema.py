@@ -91,6 +91,7 @@ ASSET: Final = StructType(
         ("own_reason", _TEXT),
         ("replicas", IntegerType()),
         ("check", _TEXT),
+        ("notes", _TEXTS),
         ("source_file", _TEXT),
         ("line", LongType()),
     )

@@ -45,9 +45,11 @@ __all__ = [
     "assumptions",
     "first_failure",
     "load_checker",
+    "load_notes",
     "plan",
     "register",
     "register_default",
+    "register_note",
     "stored_config",
 ]
 
@@ -106,6 +108,9 @@ CONSUMER: Final[dict[str, Registered]] = {}
 DEFAULTS: Final[dict[str, Registered]] = {}
 """Default fillers of both kinds by id, in the order the server applies them."""
 
+NOTES: Final[dict[str, Registered]] = {}
+"""Load-time notes of both kinds by id: defaults that change behaviour, not state."""
+
 _DefaultFn = TypeVar(
     "_DefaultFn", bound="Callable[[dict[str, Any], Context, ConfigCheck], None]"
 )
@@ -159,6 +164,23 @@ def register_default(
     return wrap
 
 
+def register_note(note_id: str, *, guard: str = "") -> Callable[[_CheckFn], _CheckFn]:
+    """Register a load-time note under ``note_id`` (``<kind>.note.<name>``).
+
+    The function answers as a check does (``None``: nothing to say; else the values of
+    the entry's description, which is the note); ``guard`` as for :func:`register`.
+    """
+
+    def wrap(function: _CheckFn) -> _CheckFn:
+        if note_id in NOTES or ".note." not in note_id:
+            msg = f"note {note_id!r} registered twice or misnamed"
+            raise RuntimeError(msg)
+        NOTES[note_id] = Registered(note_id, function, guard=guard)
+        return function
+
+    return wrap
+
+
 _Plan = tuple[tuple[Registered, "ConfigCheck"], ...]
 _PLANS: dict[tuple[str, str, str, str], _Plan] = {}
 
@@ -169,8 +191,9 @@ def plan(profile: ServerProfile, kind: str, phase: Phase) -> _Plan:
     found = _PLANS.get(key)
     if found is None:
         table = STREAM if kind == "stream" else CONSUMER
-        if phase == "store":
-            table = {k: v for k, v in DEFAULTS.items() if k.startswith(f"{kind}.")}
+        if phase in {"store", "note"}:
+            source = DEFAULTS if phase == "store" else NOTES
+            table = {k: v for k, v in source.items() if k.startswith(f"{kind}.")}
         specs = {c.id: c for c in profile.checks if phase in c.on}
         found = tuple(
             (registered, specs[check_id])
@@ -229,6 +252,49 @@ def load_checker(
         function = _compile(steps, Context(phase="load", mode=mode), profile, kind)
         found = _LOADERS[key] = (profile, function)
     return found[1]
+
+
+_NOTERS: dict[
+    tuple[int, str, str],
+    tuple[ServerProfile, Callable[[Any], tuple[str, ...]] | None],
+] = {}
+
+
+def load_notes(
+    profile: ServerProfile, kind: str, mode: Mode
+) -> Callable[[Any], tuple[str, ...]] | None:
+    """The load-time notes of ``profile`` for ``kind``, bound once (``None``: none).
+
+    The function returns the notes that apply to a stored config that loads: defaults
+    the target fills in that change what it does with the asset.
+    """
+    key = (id(profile), kind, mode)
+    found = _NOTERS.get(key)
+    if found is None or found[0] is not profile:
+        steps = plan(profile, kind, "note")
+        context = Context(phase="load", mode=mode)
+        function = None
+        if steps:
+            run_one = _compile_each(steps, context, profile, kind)
+
+            def function(config: Any) -> tuple[str, ...]:
+                return tuple(failure.description for failure in run_one(config))
+
+        found = _NOTERS[key] = (profile, function)
+    return found[1]
+
+
+def _compile_each(
+    steps: _Plan, context: Context, profile: ServerProfile, kind: str
+) -> Callable[[Any], list[CheckFailure]]:
+    """Like :func:`_compile`, but every step that answers is kept (notes)."""
+    functions = [_compile((step,), context, profile, kind) for step in steps]
+
+    def run(config: Any) -> list[CheckFailure]:
+        answers = (function(config) for function in functions if function is not None)
+        return [answer for answer in answers if answer is not None]
+
+    return run
 
 
 _FIELD: Final = re.compile(r"\bc\.([a-z_][a-z0-9_]*)")

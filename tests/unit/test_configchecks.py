@@ -79,6 +79,7 @@ def test_every_check_in_the_catalogue_has_a_function(catalogue: Catalogue) -> No
         set(configchecks.STREAM)
         | set(configchecks.CONSUMER)
         | set(configchecks.DEFAULTS)
+        | set(configchecks.NOTES)
     )
     assert ids == registered
 
@@ -262,3 +263,56 @@ def test_validate_cli_names_the_check(tmp_path: Path) -> None:
         done.returncode,
         "config check:     consumer.priority_groups_policy_none" in done.stdout,
     ) == (1, True)
+
+
+@pytest.mark.parametrize(
+    ("nanos", "text"),
+    [
+        (0, "0s"),
+        (120_000_000_000, "2m0s"),
+        (3_600_000_000_000, "1h0m0s"),
+        (1_500_000_000, "1.5s"),
+        (250_000_000, "250ms"),
+        (1_500, "1.5\u00b5s"),
+        (7, "7ns"),
+        (-90_000_000_000, "-1m30s"),
+    ],
+)
+def test_go_duration(nanos: int, text: str) -> None:
+    """go_duration spells a duration as Go's time.Duration.String does."""
+    from assetgate.configchecks.stream import go_duration
+
+    assert go_duration(nanos) == text
+
+
+_SOURCED: Final = {
+    "name": "AGG",
+    "sources": [{"name": "A"}],
+    "metadata": {"_nats.req.level": "0"},
+}
+
+
+@pytest.mark.parametrize(
+    ("target", "max_age", "notes"),
+    [
+        ("2.12.8", 0, 1),
+        ("2.14.6", 0, 0),
+        ("2.11.11", 30_000_000_000, 1),
+    ],
+)
+def test_sourced_stream_gains_a_duplicate_window_on_older_targets(
+    catalogue: Catalogue, tmp_path: Path, target: str, max_age: int, notes: int
+) -> None:
+    """A sourced stream stored by 2.14+ without a window gets a note, not a state, below 2.14."""
+    path = tmp_path / "inv.jsonl"
+    config = {**_SOURCED, "max_age": max_age}
+    record = {"kind": "stream", "stream": "AGG", "name": "AGG", "config": config}
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    report = assetgate.check([path], target=target, mode="single", catalogue=catalogue)
+    (verdict,) = report.assets
+    window = "2m0s" if not max_age else "30s"
+    expected = (
+        f"the target gives this stream a duplicate window of {window} on load: it has "
+        "sources and none is stored (2.14.0 and later store sourced streams without one)"
+    )
+    assert (verdict.state, verdict.notes) == ("online", (expected,) * notes)
