@@ -128,6 +128,7 @@ class _CheckSpec(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     err_code: int = 0
     description: str = ""
     variant: str = ""
+    texts: dict[str, str] = msgspec.field(default_factory=dict)
     go: str = ""
     note: str = ""
 
@@ -300,6 +301,8 @@ class ConfigCheck(msgspec.Struct, frozen=True, kw_only=True):
             ``{name}``-style fields are filled in by the check.
         variant: which form of the logic the range uses (for example ``subset`` or
             ``collide`` for a subject overlap test); ``""`` for the only form.
+        texts: for a check that answers with one of several server texts (a loop
+            over subjects), those texts by name; its description is then ``{err}``.
         go: the nats-server function that makes the check.
         since: the first patch release the entry holds for.
     """
@@ -310,6 +313,7 @@ class ConfigCheck(msgspec.Struct, frozen=True, kw_only=True):
     err_code: int
     description: str
     variant: str
+    texts: dict[str, str]
     go: str
     note: str
     since: str
@@ -922,6 +926,7 @@ class _Fold:
                     err_code=spec.err_code,
                     description=spec.description,
                     variant=spec.variant,
+                    texts=dict(spec.texts),
                     go=spec.go,
                     note=spec.note,
                     since=first,

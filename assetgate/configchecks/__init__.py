@@ -34,7 +34,7 @@ from assetgate.model import CONFIG_STRUCT
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-    from assetgate.levels import ConfigCheck, ServerProfile
+    from assetgate.levels import ConfigCheck, ErrorSpec, ServerProfile
 
 __all__ = [
     "CONSUMER",
@@ -82,10 +82,17 @@ class CheckFailure(msgspec.Struct, frozen=True, kw_only=True):
     code: int
     err_code: int
     description: str
+    log: str | None = None
 
     @property
     def log_reason(self) -> str:
-        """The reason as the server logs it when it does not recover the asset."""
+        """The reason as the server logs it when it does not recover the asset.
+
+        ``log`` when the server logs other words than its reply (a check made
+        before the reply is built), else ``<description> (<err_code>)``.
+        """
+        if self.log is not None:
+            return self.log
         return f"{self.description} ({self.err_code})"
 
 
@@ -132,8 +139,9 @@ def register(
             the check can fail (``"c.priority_groups"``); ``check`` runs the function
             only when it holds, so a clean config costs an attribute load per check,
             not a call. A field the release line does not know reads as ``None``.
-            ``""``: always run. ``tests/unit/test_configchecks_*.py`` hold every guard
-            true on every config its check refuses.
+            ``""``: always run. A guard may call the helpers of the check's module.
+            ``tests/unit/test_configchecks_*.py`` hold every guard true on every config
+            its check refuses.
         assumes: what the check assumes when the inventory lacks a fact.
         needs_stream: a consumer check that needs its stream's config.
     """
@@ -208,23 +216,40 @@ def first_failure(
     kind: str, config: Any, profile: ServerProfile, context: Context
 ) -> CheckFailure | None:
     """The first check ``config`` fails on ``profile`` (the server stops there)."""
-    return _run(plan(profile, kind, context.phase), config, context)
-
-
-def _run(steps: _Plan, config: Any, context: Context) -> CheckFailure | None:
-    for registered, spec in steps:
+    errors = profile.line.errors
+    for registered, spec in plan(profile, kind, context.phase):
         if registered.needs_stream and context.stream is None:
             continue
         values = registered.function(config, context, spec)
         if values is not None:
-            return _failure(spec, values)
+            return _failure(spec, values, errors)
     return None
 
 
-def _failure(spec: ConfigCheck, values: Mapping[str, str]) -> CheckFailure:
+def _failure(
+    spec: ConfigCheck, values: Mapping[str, str], errors: Mapping[str, ErrorSpec]
+) -> CheckFailure:
+    """The reply: the entry's own, or the ``[errors]`` entry the check names.
+
+    A check with several replies returns ``{"error": KEY, ...}``: the reply is
+    ``[errors.KEY]`` of the release line, formatted with the other values.
+    """
+    key = values.get("error")
+    if key is not None:
+        reply = errors[key]
+        return CheckFailure(
+            check=spec.id,
+            code=reply.code,
+            err_code=reply.err_code,
+            description=reply.description.format_map(values),
+        )
     description = spec.description.format_map(values) if values else spec.description
     return CheckFailure(
-        check=spec.id, code=spec.code, err_code=spec.err_code, description=description
+        check=spec.id,
+        code=spec.code,
+        err_code=spec.err_code,
+        description=description,
+        log=values.get("log"),
     )
 
 
@@ -311,7 +336,12 @@ def _compile(
     def field(match: re.Match[str]) -> str:
         return match.group(0) if match.group(1) in known else "None"
 
-    namespace: dict[str, Any] = {"_ctx": context, "_fail": _failure}
+    namespace: dict[str, Any] = {}
+    for registered, _spec in steps:  # guards may call their module's helpers
+        namespace.update(registered.function.__globals__)
+    namespace.update(
+        {"_ctx": context, "_fail": _failure, "_errors": profile.line.errors}
+    )
     source = ["def _checks(c):"]
     for index, (registered, spec) in enumerate(steps):
         namespace[f"_f{index}"] = registered.function
@@ -320,7 +350,7 @@ def _compile(
         source.append(f"    if {guard}:")
         source.append(f"        values = _f{index}(c, _ctx, _s{index})")
         source.append("        if values is not None:")
-        source.append(f"            return _fail(_s{index}, values)")
+        source.append(f"            return _fail(_s{index}, values, _errors)")
     source.append("    return None")
     code = compile("\n".join(source), f"<assetgate checks {kind}>", "exec")
     exec(code, namespace)  # noqa: S102 - source built from the check modules' guards

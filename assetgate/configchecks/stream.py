@@ -8,13 +8,15 @@ does not know read as their zero value.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any, Final
 
+from assetgate._goscan import go_quote
 from assetgate.configchecks import register, register_default, register_note
 from assetgate.subjects import is_subset_match, subjects_collide
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     from assetgate.configchecks import Context
     from assetgate.levels import ConfigCheck
@@ -23,6 +25,19 @@ __all__: list[str] = []
 
 _PASS: Final = None
 _FAIL: Final[Mapping[str, str]] = {}
+_MS100: Final = 100_000_000
+_SECOND: Final = 1_000_000_000
+_DUPLICATE_WINDOW: Final = 120_000_000_000  # the server's default: two minutes
+_MAX_NAME: Final = 255  # JSMaxNameLen
+_MAX_DESCRIPTION: Final = 4 * 1024  # JSMaxDescriptionLen
+_MAX_METADATA: Final = 128 * 1024  # JSMaxMetadataLen
+_MAX_REPLICAS: Final = 5  # StreamMaxReplicas
+_NAME_BAD: Final = {
+    "": re.compile(r"[ \t\r\n\f.*>]"),  # isValidName
+    "asset": re.compile(r"[ \t\r\n\f.*>\\/]"),  # isValidAssetName, 2.12.8
+}
+_SUBJECT_SPACE: Final = re.compile(r"[ \t\n\r\f]")
+_SPACES: Final = frozenset(" \t\n\r\f")
 _API_FIRST: Final = frozenset("$*>")  # the first characters that can reach an API
 _API_NAMESPACES: Final = {
     "subset": ("$JS.>", "$JSC.>"),
@@ -30,30 +45,597 @@ _API_NAMESPACES: Final = {
 }
 
 
-@register("stream.subjects_api_overlap", guard="not c.no_ack and c.subjects")
-def _api_overlap(
+def is_valid_subject(subject: str) -> bool:
+    """``IsValidSubject`` (server/sublist.go): no empty token, ``>`` only last."""
+    if not subject:
+        return False
+    tokens = subject.split(".")
+    last = len(tokens) - 1
+    for index, part in enumerate(tokens):
+        if not part or (len(part) > 1 and _SUBJECT_SPACE.search(part)):
+            return False
+        if part == ">" and index != last:
+            return False
+        if len(part) == 1 and part in _SPACES:
+            return False
+    return True
+
+
+def _is_literal(subject: str) -> bool:
+    """``subjectIsLiteral``: no token is exactly ``*`` or ``>``."""
+    return all(token not in {"*", ">"} for token in subject.split("."))
+
+
+def _bad_name(name: str, variant: str) -> bool:
+    return not name or _NAME_BAD[variant].search(name) is not None
+
+
+# --- checkStreamCfg, in its order
+
+
+@register("stream.name_invalid", guard="_bad_name(c.name, 'asset')")
+def _name(
     config: Any, _context: Context, spec: ConfigCheck
 ) -> Mapping[str, str] | None:
-    """A subject that reaches the JetStream API needs ``no_ack`` (``$JS.EVENT.>`` aside).
+    """Name required, without ``. * >`` or whitespace (and back or forward slashes from 2.12.8)."""
+    return _FAIL if _bad_name(config.name, spec.variant) else _PASS
 
-    ``subset``: refused only when the subject lies inside an API namespace; ``collide``
-    (2.10.28, 2.11.2): refused when it can match any API subject, ``$NRG.>`` included.
+
+@register("stream.name_too_long", guard="len(c.name) > 63")
+def _name_length(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] | None:
+    """Name at most 255 bytes."""
+    return _FAIL if len(config.name.encode()) > _MAX_NAME else _PASS
+
+
+@register("stream.description_too_long", guard="len(c.description) > 1024")
+def _description(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] | None:
+    """Description at most 4 KiB."""
+    return _FAIL if len(config.description.encode()) > _MAX_DESCRIPTION else _PASS
+
+
+@register("stream.metadata_too_large", guard="c.metadata")
+def _metadata(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] | None:
+    """Metadata keys and values at most 128 KiB together."""
+    metadata = config.metadata or {}
+    size = sum(len(k.encode()) + len(v.encode()) for k, v in metadata.items())
+    return _FAIL if size > _MAX_METADATA else _PASS
+
+
+@register("stream.replicas_max", guard="c.num_replicas > 5")
+def _replicas_max(
+    config: Any, _c: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """At most five replicas."""
+    return _FAIL if config.num_replicas > _MAX_REPLICAS else _PASS
+
+
+@register("stream.replicas_negative", guard="c.num_replicas < 0")
+def _replicas_neg(
+    config: Any, _c: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """No negative replica count."""
+    return _FAIL if config.num_replicas < 0 else _PASS
+
+
+@register("stream.max_age_negative", guard="c.max_age < 0")
+def _max_age_neg(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] | None:
+    """No negative ``max_age`` (2.12.0; before, the 100 ms rule refused it)."""
+    return _FAIL if config.max_age < 0 else _PASS
+
+
+@register("stream.max_age_min", guard="c.max_age and c.max_age < 100000000")
+def _max_age_min(
+    config: Any, _c: Context, spec: ConfigCheck
+) -> Mapping[str, str] | None:
+    """A ``max_age`` that is set is at least 100 ms (``positive``: a positive one)."""
+    low = 0 if spec.variant == "positive" else None
+    age = config.max_age
+    if age and age < _MS100 and (low is None or age > low):
+        return _FAIL
+    return _PASS
+
+
+def _duplicates(config: Any, context: Context, variant: str) -> int:
+    """The duplicate window after the defaults (``checkStreamCfg``; mirrors on load).
+
+    ``sources`` (2.14.0): a stream with sources gets no default window; before, only
+    a mirror went without one. On load a mirror's window is first set to 0
+    (``fixCfgMirrorWithDedupWindow``).
     """
-    if config.no_ack:
-        return _PASS
-    namespaces = _API_NAMESPACES[spec.variant]
-    for subject in config.subjects or ():
-        if subject[:1] not in _API_FIRST:
-            continue  # no API namespace can match: a quick skip, not the rule
-        if subject == ">":
-            continue  # its own check: capturing all subjects
-        for namespace in namespaces:
-            if spec.variant == "collide":
-                hit = subjects_collide(subject, namespace)
-            else:
-                hit = is_subset_match(subject, namespace)
-            if hit and not is_subset_match(subject, "$JS.EVENT.>"):
+    window: int = config.duplicate_window
+    if context.phase == "load" and config.mirror is not None:
+        return 0
+    if window or config.mirror is not None or (variant == "sources" and config.sources):
+        return window
+    if config.max_age and config.max_age < _DUPLICATE_WINDOW:
+        return int(config.max_age)
+    return _DUPLICATE_WINDOW
+
+
+@register("stream.duplicates_negative", guard="c.duplicate_window < 0 or c.max_age < 0")
+def _dup_negative(
+    config: Any, context: Context, spec: ConfigCheck
+) -> Mapping[str, str] | None:
+    """No negative duplicate window."""
+    return _FAIL if _duplicates(config, context, spec.variant) < 0 else _PASS
+
+
+@register("stream.duplicates_over_max_age", guard="c.max_age")
+def _dup_over_age(
+    config: Any, context: Context, spec: ConfigCheck
+) -> Mapping[str, str] | None:
+    """The duplicate window is not larger than ``max_age`` (the server's spelling)."""
+    window = _duplicates(config, context, spec.variant)
+    return _FAIL if config.max_age and window > config.max_age else _PASS
+
+
+@register(
+    "stream.duplicates_min",
+    guard="0 < c.duplicate_window < 100000000 or 0 < c.max_age < 100000000",
+)
+def _dup_min(
+    config: Any, context: Context, spec: ConfigCheck
+) -> Mapping[str, str] | None:
+    """A duplicate window that is set is at least 100 ms."""
+    window = _duplicates(config, context, spec.variant)
+    return _FAIL if 0 < window < _MS100 else _PASS
+
+
+@register("stream.rollup_deny_purge", guard="c.deny_purge and c.allow_rollup_hdrs")
+def _rollup(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] | None:
+    """Roll-ups need the purge permission."""
+    return _FAIL if config.deny_purge and config.allow_rollup_hdrs else _PASS
+
+
+@register("stream.counter_discard_new", guard="c.allow_msg_counter")
+def _counter_discard(
+    config: Any, _c: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """A counter stream cannot use discard new (2.12.0)."""
+    return _FAIL if config.allow_msg_counter and config.discard == "new" else _PASS
+
+
+@register("stream.counter_ttl", guard="c.allow_msg_counter")
+def _counter_ttl(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] | None:
+    """A counter stream cannot use message TTLs (2.12.0)."""
+    return _FAIL if config.allow_msg_counter and config.allow_msg_ttl else _PASS
+
+
+@register("stream.counter_schedules", guard="c.allow_msg_counter")
+def _counter_schedules(
+    config: Any, _c: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """A counter stream cannot use message schedules (2.12.10, 2.14.2)."""
+    if config.allow_msg_counter and getattr(config, "allow_msg_schedules", False):
+        return _FAIL
+    return _PASS
+
+
+@register("stream.counter_retention", guard="c.allow_msg_counter")
+def _counter_retention(
+    config: Any, _c: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """A counter stream uses limits retention only (2.12.0)."""
+    return _FAIL if config.allow_msg_counter and config.retention != "limits" else _PASS
+
+
+@register("stream.discard_new_per_subject_policy", guard="c.discard_new_per_subject")
+def _per_subject_policy(
+    config: Any, _c: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """Discard new per subject needs the discard new policy."""
+    return (
+        _FAIL if config.discard_new_per_subject and config.discard != "new" else _PASS
+    )
+
+
+@register("stream.discard_new_per_subject_limit", guard="c.discard_new_per_subject")
+def _per_subject_limit(
+    config: Any, _c: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """Discard new per subject needs ``max_msgs_per_subject`` > 0."""
+    if config.discard_new_per_subject and config.max_msgs_per_subject <= 0:
+        return _FAIL
+    return _PASS
+
+
+@register("stream.sdm_needs_ttl", guard="c.subject_delete_marker_ttl > 0")
+def _sdm_needs_ttl(
+    config: Any, _c: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """2.11.0-2.11.1: subject delete markers need message TTLs switched on."""
+    if config.subject_delete_marker_ttl > 0 and not config.allow_msg_ttl:
+        return _FAIL
+    return _PASS
+
+
+@register("stream.sdm_min", guard="0 < c.subject_delete_marker_ttl < 1000000000")
+def _sdm_min(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] | None:
+    """A subject delete marker TTL is at least one second (2.11.0)."""
+    return _FAIL if 0 < config.subject_delete_marker_ttl < _SECOND else _PASS
+
+
+@register("stream.sdm_negative", guard="c.subject_delete_marker_ttl < 0")
+def _sdm_negative(
+    config: Any, _c: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """No negative subject delete marker TTL (2.11.0)."""
+    return _FAIL if config.subject_delete_marker_ttl < 0 else _PASS
+
+
+@register("stream.schedules_discard_new", guard="c.allow_msg_schedules")
+def _schedules_discard(
+    config: Any, _c: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """Message schedules cannot use discard new (2.12.10, 2.14.2)."""
+    return _FAIL if config.allow_msg_schedules and config.discard == "new" else _PASS
+
+
+@register("stream.async_file_only", guard="c.persist_mode == 'async'")
+def _async_file(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] | None:
+    """Async persist mode needs file storage (2.12.0)."""
+    return (
+        _FAIL if config.persist_mode == "async" and config.storage != "file" else _PASS
+    )
+
+
+@register("stream.async_replicated", guard="c.persist_mode == 'async'")
+def _async_replicas(
+    config: Any, _c: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """Async persist mode is not for replicated streams (2.12.0)."""
+    return (
+        _FAIL if config.persist_mode == "async" and config.num_replicas > 1 else _PASS
+    )
+
+
+@register("stream.async_atomic", guard="c.persist_mode == 'async'")
+def _async_atomic(
+    config: Any, _c: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """Async persist mode is not for atomic batch publish (2.12.0)."""
+    return _FAIL if config.persist_mode == "async" and config.allow_atomic else _PASS
+
+
+# mirrors: one check per reply, in the server's order
+
+
+def _mirror_has(config: Any, context: Context, what: str) -> bool:
+    mirror = config.mirror
+    if mirror is None:
+        return False
+    if what == "first_seq":
+        return bool(config.first_seq)
+    if what == "subjects":  # removed on load before the checks
+        return bool(config.subjects) and context.phase == "create"
+    if what == "sources":
+        return bool(config.sources)
+    return bool(getattr(config, what, False))
+
+
+def _mirror_check(check_id: str, what: str) -> None:
+    def function(
+        config: Any, context: Context, _s: ConfigCheck
+    ) -> Mapping[str, str] | None:
+        return _FAIL if _mirror_has(config, context, what) else _PASS
+
+    function.__doc__ = f"A mirror cannot have {what}."
+    register(check_id, guard="c.mirror is not None")(function)
+
+
+for _id, _what in (
+    ("stream.mirror_first_seq", "first_seq"),
+    ("stream.mirror_subjects", "subjects"),
+    ("stream.mirror_sources", "sources"),
+    ("stream.mirror_counters", "allow_msg_counter"),
+    ("stream.mirror_atomic", "allow_atomic"),
+    ("stream.mirror_batch", "allow_batched"),
+    ("stream.mirror_schedules", "allow_msg_schedules"),
+):
+    _mirror_check(_id, _what)
+
+
+@register("stream.mirror_filter_and_transforms", guard="c.mirror is not None")
+def _mirror_filters(
+    config: Any, _c: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """A mirror has a filter or subject transforms, not both."""
+    mirror = config.mirror
+    if mirror is not None and mirror.filter_subject and mirror.subject_transforms:
+        return _FAIL
+    return _PASS
+
+
+@register(
+    "stream.mirror_sdm",
+    guard="c.mirror is not None and c.subject_delete_marker_ttl > 0",
+)
+def _mirror_sdm(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] | None:
+    """No subject delete markers on a mirror (2.11.0)."""
+    if config.mirror is not None and config.subject_delete_marker_ttl > 0:
+        return _FAIL
+    return _PASS
+
+
+@register(
+    "stream.mirror_transform_source",
+    guard="c.mirror is not None and c.mirror.subject_transforms",
+)
+def _mirror_transform_source(
+    config: Any, _c: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """Each mirror transform source is a valid subject (or empty)."""
+    mirror = config.mirror
+    for transform in () if mirror is None else mirror.subject_transforms or ():
+        if transform.src and not is_valid_subject(transform.src):
+            return {"err": f"invalid subject {transform.src}"}
+    return _PASS
+
+
+@register(
+    "stream.mirror_filters_overlap",
+    guard="c.mirror is not None and c.mirror.subject_transforms",
+)
+def _mirror_overlap(
+    config: Any, _c: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """A mirror's transform sources do not overlap."""
+    mirror = config.mirror
+    transforms = () if mirror is None else mirror.subject_transforms or ()
+    sources = [t.src for t in transforms]
+    for outer, first in enumerate(sources):
+        for inner, second in enumerate(sources):
+            if inner != outer and subjects_collide(first, second):
                 return _FAIL
+    return _PASS
+
+
+@register("stream.mirror_name", guard="c.mirror is not None")
+def _mirror_name(
+    config: Any, _c: Context, spec: ConfigCheck
+) -> Mapping[str, str] | None:
+    """A local mirror's origin name is valid."""
+    mirror = config.mirror
+    if (
+        mirror is not None
+        and mirror.external is None
+        and _bad_name(mirror.name, spec.variant)
+    ):
+        return _FAIL
+    return _PASS
+
+
+@register("stream.sources_schedules", guard="c.sources")
+def _sources_schedules(
+    config: Any, _c: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """A sourcing stream cannot schedule messages (2.12.0)."""
+    return (
+        _FAIL
+        if config.sources and getattr(config, "allow_msg_schedules", False)
+        else _PASS
+    )
+
+
+def _source_key(source: Any) -> tuple[object, ...]:
+    """What ``composeIName`` makes of a source, compared instead of hashed."""
+    transforms = tuple(
+        (t.src or ">", t.dest or ">") for t in source.subject_transforms or ()
+    )
+    consumer = getattr(source, "consumer", None)
+    return (
+        source.name,
+        None if source.external is None else source.external.api,
+        None if consumer is None else getattr(consumer, "name", None),
+        transforms or ((source.filter_subject or ">", ">"),),
+    )
+
+
+@register("stream.sources", guard="c.sources")
+def _sources(config: Any, _c: Context, spec: ConfigCheck) -> Mapping[str, str] | None:
+    """Each source, in order: a valid name, not a duplicate, one kind of filter."""
+    seen: set[tuple[object, ...]] = set()
+    for source in config.sources or ():
+        if source is None or _bad_name(source.name, spec.variant):
+            return {"error": "source_invalid_name"}
+        key = _source_key(source)
+        if key in seen:
+            return {"error": "source_duplicate"}
+        seen.add(key)
+        if source.filter_subject and source.subject_transforms:
+            return {"error": "source_filter_and_transforms"}
+        for transform in source.subject_transforms or ():
+            if transform.src and not is_valid_subject(transform.src):
+                return {
+                    "error": "source_transform_source",
+                    "err": f"invalid subject {transform.src}",
+                }
+        sources = [t.src for t in source.subject_transforms or ()]
+        for outer, first in enumerate(sources):
+            for inner, second in enumerate(sources):
+                if inner != outer and is_subset_match(first, second):
+                    return {"error": "source_filters_overlap"}
+    return _PASS
+
+
+@register("stream.external_prefixes", guard="c.mirror is not None or c.sources")
+def _externals(config: Any, _c: Context, spec: ConfigCheck) -> Mapping[str, str] | None:
+    """External deliver and API prefixes are literal and do not overlap the API."""
+    externals = [
+        s.external for s in (config.sources or ()) if s is not None and s.external
+    ]
+    if config.mirror is not None and config.mirror.external is not None:
+        externals.insert(0, config.mirror.external)
+    for external in externals:
+        prefix = external.deliver
+        if prefix and not (is_valid_subject(prefix) and _is_literal(prefix)):
+            return {"error": "external_deliver_wildcards", "prefix": prefix}
+    for external in externals:
+        prefix = external.api
+        if not prefix:
+            continue
+        if not (is_valid_subject(prefix) and _is_literal(prefix)):
+            return {"err": spec.texts["api_wildcards"].format(prefix=go_quote(prefix))}
+        if subjects_collide(prefix, "$JS.API"):
+            return {
+                "error": "external_api_overlap",
+                "prefix": prefix,
+                "subject": "$JS.API",
+            }
+    return _PASS
+
+
+@register("stream.subjects", guard="c.subjects")
+def _subjects(
+    config: Any, context: Context, spec: ConfigCheck
+) -> Mapping[str, str] | None:
+    """The subjects loop: each subject in order, the first problem it has.
+
+    Valid, not a duplicate, ``>`` only with ``no_ack`` and R1, no JetStream API subject
+    (``subset`` before 2.10.28/2.11.2, ``collide`` after: ``$NRG.>`` too) or system API
+    subject without ``no_ack``, and no overlap with a later subject (``-inline``, from
+    2.12.5; before, any two different subjects, after the loop). A mirror with
+    subjects is refused before (create), or has them removed (load).
+    """
+    subjects = config.subjects or ()
+    if config.mirror is not None:
+        return _PASS
+    texts = spec.texts
+    if spec.variant == "legacy":
+        return _subjects_legacy(subjects, texts)
+    api, _, placement = spec.variant.partition("-")
+    inline = placement == "inline"
+    seen: set[str] = set()
+    replicas = config.num_replicas or 1
+    for index, stored in enumerate(subjects):
+        subject = stored
+        if not is_valid_subject(subject):
+            if context.phase == "create":
+                return {"err": texts["invalid"]}
+            # on load the server first trims spaces (with a warning), else it gives up
+            # with no reply code in its log line
+            subject = subject.strip()
+            if not is_valid_subject(subject):
+                return {"err": texts["invalid"], "log": texts["invalid"]}
+        if subject in seen:
+            return {"err": texts["duplicate"]}
+        if subject == ">":
+            if not config.no_ack:
+                return {"err": texts["all_no_ack"]}
+            if replicas != 1:
+                return {"err": texts["all_replicas"]}
+        if not config.no_ack and subject[:1] in _API_FIRST:
+            found = _api_subject(subject, api)
+            if found is not None:
+                return {"err": texts[found]}
+        if not inline:
+            seen.add(subject)
+            continue
+        for other in subjects[index + 1 :]:
+            if subjects_collide(other, subject):
+                return {
+                    "err": texts["overlap"].format(
+                        first=go_quote(subject), second=go_quote(other)
+                    )
+                }
+        seen.add(subject)
+    return _PASS if inline else _pairwise_overlap(subjects, texts)
+
+
+def _pairwise_overlap(
+    subjects: Sequence[str], texts: Mapping[str, str]
+) -> Mapping[str, str] | None:
+    """Before 2.12.5: any two different subjects that collide, in a later loop."""
+    for subject in subjects:
+        for other in subjects:
+            if other != subject and subjects_collide(other, subject):
+                first, second = go_quote(subject), go_quote(other)
+                return {"err": texts["overlap"].format(first=first, second=second)}
+    return _PASS
+
+
+def _subjects_legacy(
+    subjects: Sequence[str], texts: Mapping[str, str]
+) -> Mapping[str, str] | None:
+    """The subjects loop of 2.10.0-2.10.16.
+
+    Duplicates, ``$JS.API.>`` (whatever ``no_ack``), validity; then the overlap of any
+    two subjects, in a second loop.
+    """
+    seen: set[str] = set()
+    for subject in subjects:
+        if subject in seen:
+            return {"err": texts["duplicate"]}
+        if is_subset_match(subject, "$JS.API.>"):
+            return {"err": texts["jetstream_api"]}
+        if not is_valid_subject(subject):
+            return {"err": texts["invalid"]}
+        seen.add(subject)
+    return _pairwise_overlap(subjects, texts)
+
+
+def _api_subject(subject: str, variant: str) -> str | None:
+    """``jetstream_api``/``system_api`` when a subject reaches an API namespace."""
+    match = subjects_collide if variant == "collide" else is_subset_match
+    for namespace in _API_NAMESPACES[variant]:
+        if match(subject, namespace) and not is_subset_match(subject, "$JS.EVENT.>"):
+            return "jetstream_api"
+    if match(subject, "$SYS.>") and not is_subset_match(subject, "$SYS.ACCOUNT.>"):
+        return "system_api"
+    return None
+
+
+@register("stream.transform_source", guard="c.subject_transform is not None")
+def _transform_source(
+    config: Any, _c: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """The stream's subject transform source is a valid subject."""
+    transform = config.subject_transform
+    if transform is not None and transform.src and not is_valid_subject(transform.src):
+        src = transform.src
+        return {"err": f"invalid subject {src}", "src": src, "dest": transform.dest}
+    return _PASS
+
+
+@register("stream.republish_cycle", guard="c.republish is not None")
+def _republish_cycle(
+    config: Any, _c: Context, spec: ConfigCheck
+) -> Mapping[str, str] | None:
+    """A republish destination does not overlap the stream's subjects.
+
+    ``implicit`` (2.11.11, 2.12.2): ``>`` to ``>`` with a transform of the only
+    subject republishes to the transform's destination instead.
+    """
+    republish = config.republish
+    if republish is None:
+        return _PASS
+    destination = republish.dest
+    source = republish.src or ">"
+    transform = config.subject_transform
+    subjects: list[str] = list(config.subjects or [])
+    if (
+        spec.variant == "implicit"
+        and destination == ">"
+        and source == ">"
+        and transform is not None
+        and len(subjects) == 1
+        and transform.src == subjects[0]
+    ):
+        destination = transform.dest
+    if any(subjects_collide(destination, subject) for subject in subjects):
+        return _FAIL
+    return _PASS
+
+
+@register(
+    "stream.placement_preferred",
+    guard="c.placement is not None and c.placement.preferred",
+)
+def _preferred(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] | None:
+    """No preferred server in a placement (2.11.0)."""
+    placement = config.placement
+    if placement is not None and placement.preferred:
+        return _FAIL
     return _PASS
 
 
@@ -69,9 +651,6 @@ def _replicas(stored: dict[str, Any], _context: Context, _spec: ConfigCheck) -> 
 
 
 # --- notes: defaults on load that change what the target does, not whether it loads
-
-_DUPLICATE_WINDOW: Final = 120_000_000_000  # the server's default: two minutes
-_SECOND: Final = 1_000_000_000
 
 
 @register_note(

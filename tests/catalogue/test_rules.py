@@ -40,7 +40,7 @@ RULE_ROWS: Final[tuple[RuleRow, ...]] = (
     RuleRow(
         "stream.subject_delete_marker_ttl",
         "stream",
-        '{"name":"S","subject_delete_marker_ttl":1000000000}',
+        '{"name":"S","subject_delete_marker_ttl":1000000000,"allow_msg_ttl":true}',
         "2.11.0",
         1,
     ),

@@ -130,11 +130,17 @@ def test_create_overlapping_an_unloadable_stream_is_allowed(
     assert _answer(admission) == (True, None, ())
 
 
-def test_stream_without_subjects_claims_its_name(catalogue: Catalogue) -> None:
-    """A requested stream without subjects claims its name, which may overlap."""
+def test_stream_named_with_a_dot_is_refused_before_overlaps(
+    catalogue: Catalogue,
+) -> None:
+    """CheckStreamCfg refuses a name with a dot before addStream looks for overlaps."""
     admission = _admit(catalogue, {"name": "a.x"})
-    conflict = Conflict(stream="ON", subject="a.>", requested="a.x", offline=False)
-    assert _answer(admission) == (False, OVERLAP, (conflict,))
+    refused = ApiError(
+        code=500,
+        err_code=10052,
+        description="stream name is required and can not contain '.', '*', '>'",
+    )
+    assert _answer(admission) == (False, refused, ())
 
 
 @pytest.mark.parametrize(

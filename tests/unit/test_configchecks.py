@@ -90,7 +90,7 @@ def test_every_check_in_the_catalogue_has_a_function(catalogue: Catalogue) -> No
         ("2.10.26", "subset"),
         ("2.11.1", "subset"),
         ("2.11.2", "collide"),
-        ("2.15.1", "collide"),
+        ("2.15.1", "collide-inline"),
     ],
 )
 def test_plan_takes_the_patch_range_entry(
@@ -99,7 +99,7 @@ def test_plan_takes_the_patch_range_entry(
     """A later entry with the same id replaces an earlier one from its patch release."""
     plan = configchecks.plan(catalogue.server(version), "stream", "load")
     specs = {spec.id: spec for _, spec in plan}
-    assert specs["stream.subjects_api_overlap"].variant == variant
+    assert specs["stream.subjects"].variant == variant
 
 
 def test_validate_refuses_with_the_server_reply(catalogue: Catalogue) -> None:
@@ -132,7 +132,7 @@ def test_validate_fast_path_runs_the_checks(catalogue: Catalogue) -> None:
     result = assetgate.validate(
         body, kind="stream", server="2.11.11", catalogue=catalogue
     )
-    assert (result.accepted, result.check) == (False, "stream.subjects_api_overlap")
+    assert (result.accepted, result.check) == (False, "stream.subjects")
 
 
 def test_validate_reports_the_stored_config(catalogue: Catalogue) -> None:
@@ -162,7 +162,7 @@ def test_check_single_server_loses_the_asset_and_its_consumers(
     reason = (
         "subjects that overlap with jetstream api require no-ack to be true (10052)"
     )
-    assert states[("LW", "LW")] == ("unloadable", reason, "stream.subjects_api_overlap")
+    assert states[("LW", "LW")] == ("unloadable", reason, "stream.subjects")
     assert states[("LW", "C1")] == (
         "detached",
         f'stream "LW" does not load: {reason}',

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from assetgate import (
+    ApiError,
     decode,
     go_atoi,
     header_accepted,
@@ -17,6 +18,7 @@ from assetgate.metadata import (
     CREATED_LEVEL_KEY,
     CREATED_VERSION_KEY,
     REQUIRED_LEVEL_KEY,
+    config_features,
     required_level,
     response_metadata,
     stored_metadata,
@@ -145,7 +147,6 @@ def _level(
         ('{"name":"S"}', "stream"),
         ('{"name":"S","allow_msg_ttl":false}', "stream"),
         ('{"name":"S","subject_delete_marker_ttl":0}', "stream"),
-        ('{"name":"S","subject_delete_marker_ttl":-1}', "stream"),
         ('{"name":"S","allow_msg_counter":false,"allow_atomic":false}', "stream"),
         ('{"name":"S","persist_mode":"default"}', "stream"),
         ('{"name":"S","persist_mode":""}', "stream"),
@@ -163,7 +164,6 @@ def _level(
         "plain-stream",
         "ttl-false",
         "sdm-zero",
-        "sdm-negative",
         "counters-false",
         "persist-default",
         "persist-empty",
@@ -183,6 +183,21 @@ def test_zero_values_do_not_count(
 ) -> None:
     """Fields left at (or set to) their zero value do not raise the level."""
     assert _level(catalogue, body, kind) == 0
+
+
+def test_negative_sdm_ttl_does_not_count(catalogue: Catalogue) -> None:
+    """A negative subject_delete_marker_ttl needs no level (a create is refused)."""
+    body = b'{"name":"S","subject_delete_marker_ttl":-1}'
+    result = validate(body, kind="stream", server="2.15.1", catalogue=catalogue)
+    needs = config_features(body, "stream", catalogue)
+    assert (result.error, needs) == (
+        ApiError(
+            code=500,
+            err_code=10052,
+            description="subject delete marker TTL must not be negative",
+        ),
+        (0, "2.11.0"),
+    )
 
 
 @pytest.mark.parametrize(
