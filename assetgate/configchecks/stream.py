@@ -639,6 +639,19 @@ def _preferred(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] |
     return _PASS
 
 
+# --- addStream, after checkStreamCfg
+
+
+@register("stream.replicas_standalone", guard="c.num_replicas > 1")
+def _standalone(
+    config: Any, context: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """A standalone server refuses a replicated stream (create only)."""
+    if context.mode == "single" and config.num_replicas > 1:
+        return _FAIL
+    return _PASS
+
+
 # --- defaults the server fills in before it stores a config (setStreamConfigDefaults
 # at the top of checkStreamCfg), in its order
 

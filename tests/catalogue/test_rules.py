@@ -54,7 +54,7 @@ RULE_ROWS: Final[tuple[RuleRow, ...]] = (
     RuleRow(
         "consumer.priority_policy",
         "consumer",
-        '{"name":"C","priority_policy":"pinned_client"}',
+        '{"name":"C","priority_policy":"pinned_client","priority_groups":["g"]}',
         "2.11.0",
         1,
     ),
@@ -108,7 +108,7 @@ RULE_ROWS: Final[tuple[RuleRow, ...]] = (
     RuleRow(
         "consumer.ack_policy_flow_control",
         "consumer",
-        '{"name":"C","ack_policy":"flow_control"}',
+        '{"name":"C","ack_policy":"flow_control","deliver_subject":"dl.c"}',
         "2.14.0",
         4,
     ),

@@ -163,6 +163,8 @@ STREAM_CASES: Final[tuple[tuple[str, dict[str, Any]], ...]] = (
     ("placement_preferred", _s(55, placement={"preferred": "n1"})),
     ("name_invalid_slash", {"name": "CK56", "subjects": ["ck56.>"]}),
     ("sourced_duplicate_window", _source(57, {"name": "A"}, max_age=_S)),
+    ("replicas_standalone", _s(58, num_replicas=3)),
+    ("replicas_standalone_after_checks", _s(59, num_replicas=3, max_age=-5)),
 )
 
 
@@ -185,6 +187,143 @@ def test_stream_check_matches_server(
     if "error" not in reply:  # accepted: remove it again, the store stays small
         running.request(f"$JS.API.STREAM.DELETE.{config['name']}", b"")
     predicted = assetgate.validate(config, kind="stream", server=version)
+    expected = (
+        None
+        if predicted.error is None
+        else {
+            "code": predicted.error.code,
+            "err_code": predicted.error.err_code,
+            "description": predicted.error.description,
+        }
+    )
+    assert (case, reply.get("error")) == (case, expected)
+
+
+BASE_STREAMS: Final[dict[str, dict[str, Any]]] = {
+    "CKB": {"name": "CKB", "subjects": ["ckb.>"]},
+    "CKW": {"name": "CKW", "subjects": ["ckw.>"], "retention": "workqueue"},
+    "CKL": {
+        "name": "CKL",
+        "subjects": ["ckl.>"],
+        "consumer_limits": {"max_ack_pending": 10, "inactive_threshold": 60 * _S},
+    },
+}
+
+
+def _c(index: int, **config: Any) -> dict[str, Any]:
+    """A pull consumer config named ck<index> (durable)."""
+    return {"durable_name": f"ck{index}", "ack_policy": "explicit", **config}
+
+
+def _push(index: int, **config: Any) -> dict[str, Any]:
+    return _c(index, deliver_subject=f"dlv.ck{index}", **config)
+
+
+# (case id, stream, config)
+CONSUMER_CASES: Final[tuple[tuple[str, str, dict[str, Any]], ...]] = (
+    ("plain_pull", "CKB", _c(1)),
+    ("replicas_exceed_stream", "CKB", _c(2, num_replicas=3)),
+    ("replicas_negative", "CKB", _c(3, num_replicas=-1)),
+    ("backoff_negative", "CKB", _c(4, backoff=[-1], max_deliver=5)),
+    ("ack_wait_negative", "CKB", _c(5, ack_wait=-1)),
+    ("backoff_max_deliver", "CKB", _c(6, backoff=[_S, 2 * _S], max_deliver=2)),
+    ("backoff_unlimited", "CKB", _c(7, backoff=[_S, 2 * _S])),
+    (
+        "backoff_over_max_deliver",
+        "CKB",
+        _c(8, backoff=[_S, 2 * _S, 3 * _S], max_deliver=2),
+    ),
+    ("description_too_long", "CKB", _c(9, description="d" * 4097)),
+    ("push_wildcards", "CKB", _c(10, deliver_subject="dlv.*")),
+    ("push_invalid_subject", "CKB", _c(11, deliver_subject="dlv..x")),
+    ("push_cycle", "CKB", _c(12, deliver_subject="ckb.x")),
+    ("push_max_waiting", "CKB", _push(13, max_waiting=5)),
+    ("push_max_waiting_negative", "CKB", _push(14, max_waiting=-1)),
+    (
+        "push_ack_none_max_ack_pending",
+        "CKB",
+        _push(15, ack_policy="none", max_ack_pending=5),
+    ),
+    ("push_small_heartbeat", "CKB", _push(16, idle_heartbeat=50 * _MS)),
+    ("pull_ack_none_workqueue", "CKW", _c(17, ack_policy="none")),
+    ("pull_rate_limit", "CKB", _c(18, rate_limit_bps=1000)),
+    ("pull_max_waiting_negative", "CKB", _c(19, max_waiting=-1)),
+    ("pull_heartbeat", "CKB", _c(20, idle_heartbeat=_S)),
+    ("pull_flow_control", "CKB", _c(21, flow_control=True)),
+    ("pull_max_batch_negative", "CKB", _c(22, max_batch=-1)),
+    ("pull_max_expires_small", "CKB", _c(23, max_expires=500_000)),
+    ("pull_max_expires_negative", "CKB", _c(24, max_expires=-1)),
+    ("max_ack_pending_stream_limit", "CKL", _c(25, max_ack_pending=20)),
+    ("inactive_threshold_stream_limit", "CKL", _c(26, inactive_threshold=120 * _S)),
+    ("direct_push", "CKB", {"name": "ck27", "direct": True}),
+    ("filters_both", "CKB", _c(28, filter_subject="ckb.a", filter_subjects=["ckb.b"])),
+    ("filter_invalid", "CKB", _c(29, filter_subject="ckb..a")),
+    ("filter_empty", "CKB", _c(30, filter_subjects=["ckb.a", ""])),
+    ("filters_overlap_subset", "CKB", _c(31, filter_subjects=["ckb.>", "ckb.a"])),
+    ("filters_overlap_partly", "CKB", _c(32, filter_subjects=["ckb.*.x", "ckb.b.*"])),
+    ("deliver_all_with_seq", "CKB", _c(33, opt_start_seq=5)),
+    ("deliver_by_seq_without", "CKB", _c(34, deliver_policy="by_start_sequence")),
+    ("deliver_by_time_without", "CKB", _c(35, deliver_policy="by_start_time")),
+    (
+        "deliver_last_per_subject_without_filter",
+        "CKB",
+        _c(36, deliver_policy="last_per_subject"),
+    ),
+    ("sample_frequency", "CKB", _c(37, sample_freq="abc")),
+    ("flow_control_without_heartbeat", "CKB", _push(38, flow_control=True)),
+    ("durable_name_mismatch", "CKB", _c(39, name="other")),
+    ("metadata_too_large", "CKB", _c(40, metadata={"big": "v" * (128 * 1024)})),
+    ("priority_without_group", "CKB", _c(41, priority_policy="overflow")),
+    (
+        "priority_empty_group",
+        "CKB",
+        _c(42, priority_policy="overflow", priority_groups=[""]),
+    ),
+    (
+        "priority_invalid_group",
+        "CKB",
+        _c(43, priority_policy="overflow", priority_groups=["a b"]),
+    ),
+    (
+        "priority_push",
+        "CKB",
+        _push(44, priority_policy="overflow", priority_groups=["g"]),
+    ),
+    ("priority_groups_without_policy", "CKB", _c(45, priority_groups=["g"])),
+    ("pinned_ttl_without_policy", "CKB", _c(46, priority_timeout=5 * _S)),
+    ("priority_ok", "CKB", _c(47, priority_policy="overflow", priority_groups=["g"])),
+    ("flow_control_pull", "CKB", _c(48, ack_policy="flow_control")),
+    (
+        "flow_control_max_deliver",
+        "CKB",
+        _push(49, ack_policy="flow_control", max_deliver=3),
+    ),
+    ("flow_control_ack_wait", "CKB", _push(50, ack_policy="flow_control", ack_wait=_S)),
+    ("flow_control_ok", "CKB", _push(51, ack_policy="flow_control")),
+)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize(
+    ("case", "stream", "config"), CONSUMER_CASES, ids=[c for c, _, _ in CONSUMER_CASES]
+)
+def test_consumer_check_matches_server(
+    servers: Servers, version: str, case: str, stream: str, config: dict[str, Any]
+) -> None:
+    """A create that breaks a consumer check gets validate's predicted reply."""
+    running = servers.get(version)
+    stream_config = BASE_STREAMS[stream]
+    running.request(
+        f"$JS.API.STREAM.CREATE.{stream}", json.dumps(stream_config).encode()
+    )
+    name = config.get("durable_name") or config.get("name")
+    body = json.dumps({"stream_name": stream, "config": config}).encode()
+    reply = running.request(f"$JS.API.CONSUMER.CREATE.{stream}.{name}", body)
+    if "error" not in reply:
+        running.request(f"$JS.API.CONSUMER.DELETE.{stream}.{name}", b"")
+    predicted = assetgate.validate(
+        config, kind="consumer", server=version, stream=stream_config
+    )
     expected = (
         None
         if predicted.error is None

@@ -518,7 +518,13 @@ def test_created_version_turned_off(catalogue: Catalogue) -> None:
         ('{"name":"S","template_owner":"T"}', "stream", "2.12.8", 0, "2.10.0"),
         ('{"name":"S","allow_msg_ttl":true}', "stream", "2.12.8", 1, "2.11.0"),
         ('{"name":"S","persist_mode":"async"}', "stream", "2.12.8", 2, "2.12.0"),
-        ('{"name":"C","ack_policy":"flow_control"}', "consumer", "2.15.1", 4, "2.14.0"),
+        (
+            '{"name":"C","ack_policy":"flow_control","deliver_subject":"dl.c"}',
+            "consumer",
+            "2.15.1",
+            4,
+            "2.14.0",
+        ),
     ],
     ids=[
         "prioritized",

@@ -273,18 +273,28 @@ PROBE_CONSUMERS: list[tuple[str, str, str, str | None]] = [
     ),
     (
         "prioritized",
-        '{"name":"C","priority_policy":"prioritized"}',
+        '{"name":"C","priority_policy":"prioritized","priority_groups":["g"]}',
         "2.11.11",
         'invalid JSON: unknown priority policy: "prioritized"',
     ),
-    ("prioritized", '{"name":"C","priority_policy":"prioritized"}', "2.12.8", None),
+    (
+        "prioritized",
+        '{"name":"C","priority_policy":"prioritized","priority_groups":["g"]}',
+        "2.12.8",
+        None,
+    ),
     (
         "flow-control",
-        '{"name":"C","ack_policy":"flow_control"}',
+        '{"name":"C","ack_policy":"flow_control","deliver_subject":"dl.c"}',
         "2.12.8",
         'invalid JSON: can not unmarshal "\\"flow_control\\""',
     ),
-    ("flow-control", '{"name":"C","ack_policy":"flow_control"}', "2.14.6", None),
+    (
+        "flow-control",
+        '{"name":"C","ack_policy":"flow_control","deliver_subject":"dl.c"}',
+        "2.14.6",
+        None,
+    ),
     (
         "sourcing",
         '{"name":"C","sourcing":true}',
@@ -615,7 +625,7 @@ def test_soft_with_strict_is_fatal(catalogue: Catalogue) -> None:
 
 def test_soft_mode_enum_still_fatal(catalogue: Catalogue) -> None:
     """soft=True does not help an unknown enum value: the lenient decode fails too."""
-    body = '{"name":"C","ack_policy":"flow_control"}'
+    body = '{"name":"C","ack_policy":"flow_control","deliver_subject":"dl.c"}'
     assert (
         _reply(catalogue, body, "2.12.8", kind="consumer", soft=True)
         == 'invalid JSON: can not unmarshal "\\"flow_control\\""'
