@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 import urllib.error
 import urllib.request
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 import pytest
 
 import assetgate
+from tests.support import fidelity
 from tests.support.natsserver import Client, NatsServer
 from tests.support.scenarios import (
     _create,
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.realserver
 
 _S: Final = 1_000_000_000
+_SETTLE_S: Final = 20.0
 
 
 class Transition(NamedTuple):
@@ -204,10 +207,26 @@ def test_load_prediction_matches_server(tmp_path: Path, transition: str) -> None
         observed = observe(second, inventory)
         health = _healthz(second)
         log = second.log_text()
+    scenario = f"{spec.first} store started by the release: load-time checks (log+INFO)"
     for verdict in report.assets:
         key = (verdict.kind, verdict.stream, verdict.name)
         state, _ = observed[key]
         logged = _log_reason(log, verdict.kind, verdict.stream, verdict.name)
+        seen = ("unloadable", logged) if logged is not None else observed[key]
+        agree = (
+            seen == ("unloadable", verdict.reason)
+            if verdict.state == "unloadable"
+            else (verdict.state == "detached" and state == "missing")
+            or (verdict.state == state == "online" and logged is None)
+        )
+        fidelity.record_one(
+            scenario=scenario,
+            release=spec.second,
+            mode="single",
+            verdict=verdict,
+            seen=seen,
+            agree=agree,
+        )
         if verdict.state == "unloadable":
             assert (key, state, logged) == (key, "missing", verdict.reason)
         elif verdict.state == "detached":
@@ -225,3 +244,138 @@ def test_load_prediction_matches_server(tmp_path: Path, transition: str) -> None
         assert observed_health == ("unavailable", True), health
     else:
         assert health.get("status") == "ok", health
+
+
+CLUSTER_TRANSITIONS: Final[dict[str, Transition]] = {
+    "api-overlap-2.10.26-2.11.11-R3": Transition(
+        "2.10.26",
+        "2.11.11",
+        (
+            {"name": "LW", "subjects": ["*.orders"], "num_replicas": 3},
+            {"name": "OK", "subjects": ["okay.x.y"], "num_replicas": 3},
+        ),
+        (("LW", {"durable_name": "LWC", "ack_policy": "explicit", "num_replicas": 3}),),
+    ),
+    "priority-2.11.11-2.12.8-R3": Transition(
+        "2.11.11",
+        "2.12.8",
+        ({"name": "PG", "subjects": ["pg.>"], "num_replicas": 3},),
+        (
+            (
+                "PG",
+                {
+                    "durable_name": "PGC",
+                    "ack_policy": "explicit",
+                    "priority_groups": ["g1"],
+                },
+            ),
+            ("PG", {"durable_name": "FINE", "ack_policy": "explicit"}),
+        ),
+    ),
+}
+CLUSTER: Final = "LC"
+_DETACHED_INFO: Final = (
+    "the consumer of a stream that no node recovered still answers CONSUMER.INFO "
+    "with its config (200, from the meta layer's assignment) while STREAM.INFO "
+    "answers 404/10059 and /healthz fails; it serves nothing"
+)
+
+
+def _node_health(port: int) -> dict[str, Any]:
+    url = f"http://127.0.0.1:{port}/healthz"
+    try:
+        with urllib.request.urlopen(url, timeout=5.0) as reply:
+            answer: dict[str, Any] = json.loads(reply.read())
+    except urllib.error.HTTPError as exc:
+        answer = json.loads(exc.read())
+    return answer
+
+
+@pytest.mark.parametrize(
+    "transition", list(CLUSTER_TRANSITIONS), ids=list(CLUSTER_TRANSITIONS)
+)
+def test_cluster_load_prediction_matches_servers(
+    tmp_path: Path, transition: str
+) -> None:
+    """On a 3-node cluster every node refuses the asset, and /healthz fails on each."""
+    from tests.support.natscluster import NatsCluster, request_placed
+
+    spec = TRANSITIONS.get(transition) or CLUSTER_TRANSITIONS[transition]
+    with NatsCluster(spec.first, tmp_path / "c", name=CLUSTER, monitor=True) as cluster:
+        with Client(cluster.url, timeout=5.0) as client:
+            for config in spec.streams:
+                subject = f"$JS.API.STREAM.CREATE.{config['name']}"
+                assert "error" not in request_placed(client, subject, config)
+            for stream, config in spec.consumers:
+                name = config["durable_name"]
+                subject = f"$JS.API.CONSUMER.CREATE.{stream}.{name}"
+                body = {"stream_name": stream, "config": config}
+                assert "error" not in request_placed(client, subject, body)
+        inventory = capture_inventory(cluster.url, cluster=CLUSTER)
+        write_jsonl(inventory, tmp_path / "inventory.jsonl")
+        cluster.restart_with(spec.second)
+        info = {record_key(r): _info(cluster.url, r) for r in inventory}
+        health = {n.name: _node_health(n.monitor_port) for n in cluster.nodes}
+        logs = {n.name: n.log_text() for n in cluster.nodes}
+    report = assetgate.check(
+        [tmp_path / "inventory.jsonl"], target=spec.second, mode="cluster"
+    )
+    assert [c.outcome for c in report.clusters] == ["ok"]
+    scenario = f"{spec.first} 3-node cluster restarted on the release: load-time checks (log+INFO)"
+    for verdict in report.assets:
+        key = (verdict.kind, verdict.stream, verdict.name)
+        code = info[key]
+        logged = {
+            _log_reason(log, verdict.kind, verdict.stream, verdict.name)
+            for log in logs.values()
+        }
+        reason = (
+            next(iter(logged)) if len(logged) == 1 else repr(sorted(map(str, logged)))
+        )
+        fidelity.record_one(
+            scenario=scenario,
+            release=spec.second,
+            mode="cluster",
+            verdict=verdict,
+            seen=("unloadable", reason)
+            if reason is not None
+            else ("served", f"INFO {code}"),
+            agree=(verdict.state == "unloadable") == (reason is not None),
+        )
+        if verdict.state == "unloadable":
+            # every node refuses it; a stream's INFO answers 404, a consumer's INFO
+            # still answers from the meta layer's assignment (200)
+            expected_code = 10059 if verdict.kind == "stream" else 200
+            assert (key, logged, code) == (key, {verdict.reason}, expected_code)
+        elif verdict.state == "detached":
+            # the consumer of a stream no node runs: INFO still answers (assignment)
+            assert (key, logged, code) == (key, {None}, 200)
+        else:
+            assert (key, verdict.state, logged, code) == (key, "online", {None}, 200)
+    predicted = {h.error for h in report.health}
+    for node, answer in health.items():
+        assert (node, answer.get("status"), answer.get("error") in predicted) == (
+            node,
+            "unavailable",
+            True,
+        ), answer
+
+
+def _info(url: str, record: dict[str, Any]) -> int:
+    """200, or the error code of an asset's INFO reply."""
+    from tests.support.natsserver import raw_request
+
+    kind, stream, name = record_key(record)
+    subject = f"$JS.API.STREAM.INFO.{stream}"
+    if kind == "consumer":
+        subject = f"$JS.API.CONSUMER.INFO.{stream}.{name}"
+    deadline = time.monotonic() + _SETTLE_S
+    while True:  # right after a restart a request can go unanswered for a while
+        try:
+            reply = raw_request(url, subject, b"", timeout=2.0)
+        except TimeoutError:
+            if time.monotonic() >= deadline:
+                raise
+            continue
+        error = reply.get("error")
+        return 200 if error is None else int(error["err_code"])
