@@ -139,7 +139,8 @@ def _generated(path: Path) -> Path:
         "kind": "stream",
         "stream": "ALL",
         "name": "ALL",
-        "config": {"name": "ALL", "subjects": [">"]},
+        # a catch-all stream the server stores only with no_ack (checkStreamCfg)
+        "config": {"name": "ALL", "subjects": [">"], "no_ack": True},
     }
     extra = [
         b"\n",

@@ -558,12 +558,16 @@ def build_feature_store(store_dir: Path, *, cluster: str = "") -> list[dict[str,
 
 
 def build_plain_store(
-    store_dir: Path, *, version: str = OLDEST, cluster: str = ""
+    store_dir: Path,
+    *,
+    version: str = OLDEST,
+    cluster: str = "",
+    extra_streams: Iterable[dict[str, Any]] = (),
 ) -> list[dict[str, Any]]:
-    """Create the plain demo assets on ``version`` (2.10.26); return their inventory."""
+    """Create the plain demo assets (and ``extra_streams``) on ``version``; capture them."""
     with NatsServer(version, store_dir) as server:
         with Client(server.url, timeout=REQUEST_TIMEOUT_S) as client:
-            _create(client, PLAIN_STREAMS, PLAIN_CONSUMERS)
+            _create(client, (*PLAIN_STREAMS, *extra_streams), PLAIN_CONSUMERS)
         return capture_inventory(server.url, cluster=cluster)
 
 

@@ -103,7 +103,7 @@ def _demo_assets(catalogue: Catalogue, **kwargs: Any) -> Report:
 
 @pytest.mark.parametrize(
     ("path", "expected"),
-    [(DEMO, (30, 28, 1, 1)), (MIXED, (14, 6, 4, 4))],
+    [(DEMO, (31, 29, 1, 1)), (MIXED, (14, 6, 4, 4))],
     ids=["demo", "mixed"],
 )
 def test_every_record_is_accounted_for(
@@ -122,15 +122,15 @@ def test_every_record_is_accounted_for(
 
 
 def test_demo_summary_on_2_11_11(catalogue: Catalogue) -> None:
-    """On 2.11.11 (cluster mode) east crashes: its 24 assets are unavailable."""
+    """On 2.11.11 (cluster mode) east crashes; west does not re-create RAFT_TAP."""
     report = _demo(catalogue)
     assert report.summary == Summary(
-        records=30,
-        assets=28,
+        records=31,
+        assets=29,
         online=4,
         offline=0,
         degraded=0,
-        unloadable=0,
+        unloadable=1,
         detached=0,
         unavailable=24,
         errors=1,
@@ -147,12 +147,12 @@ def test_demo_summary_on_2_11_11(catalogue: Catalogue) -> None:
 def test_demo_summary_on_2_11_11_single(catalogue: Catalogue) -> None:
     """In single-server mode the demo's assets keep their own states."""
     assert _demo_assets(catalogue).summary == Summary(
-        records=30,
-        assets=28,
+        records=31,
+        assets=29,
         online=13,
         offline=11,
         degraded=0,
-        unloadable=3,
+        unloadable=4,
         detached=1,
         unavailable=0,
         errors=1,
@@ -487,7 +487,8 @@ _DEMO_DEFAULT_FINDINGS: Final = [
     "offline: east/$G/S_FORGED",
     "offline: east/$G/S_SCHED",
     "offline: east/$G/S_SRCCONS",
-    f"error: {DEMO}:29",
+    "unloadable: west/$G/RAFT_TAP",
+    f"error: {DEMO}:30",
 ]
 
 
@@ -503,6 +504,7 @@ _DEMO_DEFAULT_FINDINGS: Final = [
                 "stamp_missing: west/$G/ORDERS",
                 "stamp_missing: west/$G/ORDERS/bill",
                 "stamp_missing: west/$G/ORDERS/ship",
+                "stamp_missing: west/$G/RAFT_TAP",
             ],
         ),
         (
@@ -512,7 +514,7 @@ _DEMO_DEFAULT_FINDINGS: Final = [
                 "stamp_too_high: east/$G/S_FORGED",
             ],
         ),
-        (("errors",), [f"error: {DEMO}:29"]),
+        (("errors",), [f"error: {DEMO}:30"]),
         (("overlaps",), []),
         ((), []),
     ],
@@ -600,7 +602,7 @@ def test_make_plan_is_deterministic(catalogue: Catalogue) -> None:
     assert (first == second, first.digest, len(first.verdicts)) == (
         True,
         second.digest,
-        28,
+        29,
     )
 
 

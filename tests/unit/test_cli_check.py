@@ -114,15 +114,15 @@ def test_demo_findings_exit_1_with_summary_table(
                 "assetgate check: target 2.11.11 (API level 1), cluster mode, "
                 f"catalogue {catalogue.digest[:12]}"
             ),
-            "30 records: 28 assets, 1 record error, 1 ignored",
+            "31 records: 29 assets, 1 record error, 1 ignored",
             "",
             (
                 "cluster  account  online  offline  degraded  unloadable  detached"
                 "  unavailable"
             ),
             "east     $G            0        0         0           0         0           24",
-            "west     $G            4        0         0           0         0            0",
-            "total                  4        0         0           0         0           24",
+            "west     $G            4        0         0           1         0            0",
+            "total                  4        0         0           1         0           24",
         ],
     )
 
@@ -162,7 +162,7 @@ def test_json_report_has_every_key(capsys: pytest.CaptureFixture[str]) -> None:
                 "accepted",
             ]
         ),
-        30,
+        31,
     )
 
 
@@ -252,7 +252,7 @@ def test_verify_plan_on_the_same_inventory(
     code = _check("--verify-plan", plan, DEMO)
     assert (code, capsys.readouterr().out) == (
         0,
-        f"plan {digest[:12]}: no verdict changed (28 assets)\n",
+        f"plan {digest[:12]}: no verdict changed (29 assets)\n",
     )
 
 
@@ -293,7 +293,7 @@ def test_verify_plan_with_per_cluster_targets(
     plan = _plan(capsys, tmp_path, "east=2.11.11,west=2.12.8")
     code = _check("--verify-plan", plan, DEMO)
     out = capsys.readouterr().out
-    assert (code, out.endswith(": no verdict changed (28 assets)\n")) == (0, True)
+    assert (code, out.endswith(": no verdict changed (29 assets)\n")) == (0, True)
 
 
 def test_unreadable_plan_is_a_usage_error(
