@@ -576,10 +576,116 @@ def _stream_preferred(
 # in its order
 
 
-@register_default("consumer.default.max_deliver")
-def _default_max_deliver(
+@register_default("consumer.default.name")
+def _default_name(
     stored: dict[str, Any], _context: Context, _spec: ConfigCheck
 ) -> None:
-    """``max_deliver`` 0 becomes -1 (unlimited)."""
-    if not stored.get("max_deliver"):
+    """A durable consumer is named after it (a different ``name`` is replaced).
+
+    Observed on every release for ``CONSUMER.CREATE.<stream>.<durable>``.
+    """
+    if stored.get("durable_name"):
+        stored["name"] = stored["durable_name"]
+
+
+@register_default("consumer.default.max_deliver")
+def _default_max_deliver(
+    stored: dict[str, Any], _context: Context, spec: ConfigCheck
+) -> None:
+    """``max_deliver`` 0 becomes -1 (unlimited); from 2.12.0 also below -1."""
+    value = stored.get("max_deliver", 0)
+    if value == 0 or (_clamps(spec) and value < -1):
         stored["max_deliver"] = -1
+
+
+_CLAMPED: Final = (
+    "max_waiting",
+    "max_batch",
+    "max_expires",
+    "max_bytes",
+    "idle_heartbeat",
+    "inactive_threshold",
+    "priority_timeout",
+)
+
+
+@register_default("consumer.default.negatives")
+def _negatives(stored: dict[str, Any], _context: Context, _spec: ConfigCheck) -> None:
+    """Negative values are set to 0, and ``max_ack_pending`` below -1 to -1 (2.12.0)."""
+    for key in _CLAMPED:
+        if stored.get(key, 0) < 0:
+            stored[key] = 0
+    if stored.get("max_ack_pending", 0) < -1:
+        stored["max_ack_pending"] = -1
+
+
+@register_default("consumer.default.max_waiting")
+def _default_waiting(
+    stored: dict[str, Any], _context: Context, _spec: ConfigCheck
+) -> None:
+    """A pull consumer's ``max_waiting`` 0 becomes 512."""
+    if not stored.get("deliver_subject") and stored.get("max_waiting", 0) == 0:
+        stored["max_waiting"] = _MAX_WAITING
+
+
+@register_default("consumer.default.ack_wait")
+def _default_ack_wait(
+    stored: dict[str, Any], _context: Context, _spec: ConfigCheck
+) -> None:
+    """``ack_wait`` 0 becomes 30 s for explicit and all acks; a backoff sets it."""
+    if not stored.get("ack_wait") and stored.get("ack_policy") in {"explicit", "all"}:
+        stored["ack_wait"] = _ACK_WAIT
+    backoff = stored.get("backoff") or ()
+    if backoff:
+        stored["ack_wait"] = backoff[0]
+
+
+@register_default("consumer.default.stream_limits")
+def _default_limits(
+    stored: dict[str, Any], context: Context, _spec: ConfigCheck
+) -> None:
+    """``max_ack_pending`` and ``inactive_threshold`` 0 take the stream's limits."""
+    stream = context.stream
+    limits = None if stream is None else stream.consumer_limits
+    if limits is None:
+        return
+    if not stored.get("max_ack_pending"):
+        stored["max_ack_pending"] = limits.max_ack_pending
+    if not stored.get("inactive_threshold"):
+        stored["inactive_threshold"] = limits.inactive_threshold
+
+
+@register_default(
+    "consumer.default.max_ack_pending",
+    assumes="no server or account max_ack_pending limit",
+)
+def _default_pending(
+    stored: dict[str, Any], _context: Context, spec: ConfigCheck
+) -> None:
+    """``max_ack_pending`` 0 becomes 1000 for explicit and all acks.
+
+    ``any`` (2.14.0): for every ack policy but none.
+    """
+    policy = stored.get("ack_policy")
+    acked = policy != "none" if spec.variant == "any" else policy in {"explicit", "all"}
+    if acked and not stored.get("max_ack_pending"):
+        stored["max_ack_pending"] = _MAX_ACK_PENDING
+
+
+@register_default("consumer.default.pinned_ttl")
+def _default_pinned(
+    stored: dict[str, Any], _context: Context, _spec: ConfigCheck
+) -> None:
+    """A pinned-client policy without a timeout gets two minutes (2.11.0)."""
+    if stored.get("priority_policy") == "pinned_client" and not stored.get(
+        "priority_timeout"
+    ):
+        stored["priority_timeout"] = 120 * _SECOND
+
+
+@register_default("consumer.default.flow_control")
+def _default_fc(stored: dict[str, Any], _context: Context, _spec: ConfigCheck) -> None:
+    """The flow-control ack policy sets flow control and a 1 s heartbeat (2.14.0)."""
+    if stored.get("ack_policy") == "flow_control":
+        stored["flow_control"] = True
+        stored["idle_heartbeat"] = _SECOND

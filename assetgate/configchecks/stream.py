@@ -663,6 +663,80 @@ def _replicas(stored: dict[str, Any], _context: Context, _spec: ConfigCheck) -> 
         stored["num_replicas"] = 1
 
 
+_UNLIMITED: Final = (
+    "max_msgs",
+    "max_msgs_per_subject",
+    "max_bytes",
+    "max_msg_size",
+    "max_consumers",
+)
+
+
+@register_default("stream.default.limits")
+def _limits(stored: dict[str, Any], _context: Context, spec: ConfigCheck) -> None:
+    """Limits of 0 become -1 (unlimited); from 2.12.0 (``clamp``) also those below -1."""
+    for key in _UNLIMITED:
+        value = stored.get(key, 0)
+        if value == 0 or (spec.variant == "clamp" and value < -1):
+            stored[key] = -1
+
+
+@register_default("stream.default.duplicate_window")
+def _window(stored: dict[str, Any], _context: Context, spec: ConfigCheck) -> None:
+    """A zero duplicate window becomes min(2m, max_age), except on mirrors.
+
+    ``sources`` (2.14.0): nor on streams with sources.
+    """
+    if stored.get("duplicate_window") or stored.get("mirror") is not None:
+        return
+    if spec.variant == "sources" and stored.get("sources"):
+        return
+    age = stored.get("max_age") or 0
+    stored["duplicate_window"] = (
+        age if 0 < age < _DUPLICATE_WINDOW else _DUPLICATE_WINDOW
+    )
+
+
+@register_default("stream.default.subject_delete_markers")
+def _markers(stored: dict[str, Any], _context: Context, _spec: ConfigCheck) -> None:
+    """A marker TTL switches message TTLs and roll-ups on, and the purge denial off."""
+    if stored.get("subject_delete_marker_ttl", 0) > 0:
+        stored["allow_msg_ttl"] = True
+        if not stored.get("allow_rollup_hdrs"):
+            stored["allow_rollup_hdrs"], stored["deny_purge"] = True, False
+
+
+@register_default("stream.default.schedules")
+def _schedules(stored: dict[str, Any], _context: Context, _spec: ConfigCheck) -> None:
+    """Message schedules switch roll-ups on and the purge denial off (2.12.0)."""
+    if stored.get("allow_msg_schedules") and not stored.get("allow_rollup_hdrs"):
+        stored["allow_rollup_hdrs"], stored["deny_purge"] = True, False
+
+
+@register_default("stream.default.subjects")
+def _own_subject(stored: dict[str, Any], _context: Context, _spec: ConfigCheck) -> None:
+    """No subjects, mirror or sources: the stream's name is its subject."""
+    bare = stored.get("mirror") is None and not stored.get("sources")
+    if bare and not stored.get("subjects"):
+        stored["subjects"] = [stored.get("name", "")]
+
+
+@register_default("stream.default.republish_source")
+def _republish(stored: dict[str, Any], _context: Context, _spec: ConfigCheck) -> None:
+    """An empty republish source becomes ``>``."""
+    republish = stored.get("republish")
+    if republish is not None and not republish.get("src"):
+        republish["src"] = ">"
+
+
+@register_default("stream.default.empty_placement")
+def _placement(stored: dict[str, Any], _context: Context, _spec: ConfigCheck) -> None:
+    """An empty placement is dropped (2.11.9)."""
+    placement = stored.get("placement")
+    if placement is not None and not any(placement.values()):
+        stored["placement"] = None
+
+
 # --- notes: defaults on load that change what the target does, not whether it loads
 
 
