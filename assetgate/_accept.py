@@ -12,10 +12,12 @@ from typing import TYPE_CHECKING, Final
 import msgspec
 
 from assetgate.gate import STATES, asset_id
+from assetgate.outcomes import OUTCOMES
 
 if TYPE_CHECKING:
     from assetgate._collect import Overlap
     from assetgate.gate import Verdict
+    from assetgate.outcomes import ClusterOutcome
 
 __all__ = ["RULES", "Acceptance", "apply_acceptances", "parse_accept"]
 
@@ -35,8 +37,11 @@ RULES: Final = (
     "stamp_too_low",
     "stamp_too_high",
     "overlap",
+    *(outcome for outcome in OUTCOMES if outcome != "ok"),
     "*",
 )
+"""What ``--accept RULE:ASSET`` may name: a state, a drift flag, ``overlap``, a
+whole-cluster outcome (its ASSET pattern matches the cluster's name) or ``*``."""
 
 
 def parse_accept(item: str) -> tuple[str, str]:
@@ -50,11 +55,15 @@ def parse_accept(item: str) -> tuple[str, str]:
 
 
 def apply_acceptances(
-    verdicts: list[Verdict], overlaps: list[Overlap], rules: list[tuple[str, str]]
-) -> tuple[list[Verdict], list[Overlap], list[Acceptance]]:
+    verdicts: list[Verdict],
+    overlaps: list[Overlap],
+    rules: list[tuple[str, str]],
+    clusters: list[ClusterOutcome] | None = None,
+) -> tuple[list[Verdict], list[Overlap], list[Acceptance], list[ClusterOutcome]]:
     """Mark what each ``RULE:ASSET`` covers; the first matching rule wins."""
+    outcomes = list(clusters or ())
     if not rules:
-        return verdicts, overlaps, []
+        return verdicts, overlaps, [], outcomes
     matched: dict[tuple[str, str], list[str]] = {rule: [] for rule in rules}
     out: list[Verdict] = []
     for verdict in verdicts:
@@ -83,8 +92,20 @@ def apply_acceptances(
                 matched[(rule, pattern)].append(" ~ ".join(idents))
                 break
         kept.append(overlap)
+    marked: list[ClusterOutcome] = []
+    for outcome in outcomes:
+        for rule, pattern in rules:
+            down = outcome.outcome != "ok"
+            covers = down and rule in {outcome.outcome, "*"}
+            if covers and fnmatch.fnmatchcase(outcome.cluster, pattern):
+                outcome = msgspec.structs.replace(  # noqa: PLW2901
+                    outcome, accepted=f"{rule}:{pattern}"
+                )
+                matched[(rule, pattern)].append(outcome.cluster)
+                break
+        marked.append(outcome)
     accepted = [
         Acceptance(rule=rule, asset=pattern, matched=tuple(items))
         for (rule, pattern), items in matched.items()
     ]
-    return out, kept, accepted
+    return out, kept, accepted, marked

@@ -139,6 +139,13 @@ def run_check(args: argparse.Namespace, catalogue: Catalogue) -> int:
     if args.plan_out:
         encoded = msgspec.json.encode(make_plan(report), order="deterministic")
         Path(args.plan_out).write_bytes(msgspec.json.format(encoded, indent=2) + b"\n")
+    for acceptance in report.accepted:
+        if not acceptance.matched:
+            print(
+                f"assetgate: warning: --accept {acceptance.rule}:{acceptance.asset} "
+                "matched nothing",
+                file=sys.stderr,
+            )
     return 1 if finding_rules(report, fail_on) else 0
 
 

@@ -427,7 +427,9 @@ def assemble(
     health = health_failures(
         verdicts, mode, functools.partial(target_profile, profiles)
     )
-    verdicts, overlaps, accepted = apply_acceptances(verdicts, overlaps, rules)
+    verdicts, overlaps, accepted, clusters = apply_acceptances(
+        verdicts, overlaps, rules, clusters
+    )
     counts = dict.fromkeys(STATES, 0)
     for verdict in verdicts:
         counts[verdict.state] += 1

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 __all__ = [
+    "ALWAYS_FAIL",
     "DEFAULT_CLUSTER",
     "Acceptance",
     "CatalogueInfo",
@@ -214,10 +215,26 @@ def accepted_rules(accepted: str | None) -> set[str]:
     return {part.partition(":")[0] for part in accepted.split("; ")}
 
 
+ALWAYS_FAIL: Final = ("degraded", "unloadable", "detached", "unavailable")
+"""States that lose or hide an asset: they fail every run unless accepted, whatever
+``fail_on`` says (so do whole-cluster outcomes and an inventory with no asset)."""
+
+
 def finding_rules(report: Report, fail_on: Iterable[str]) -> list[str]:
-    """The findings that reach the ``--fail-on`` threshold (accepted ones excluded)."""
-    wanted = set(fail_on)
-    found: list[str] = []
+    """The findings that fail the run (accepted ones excluded).
+
+    Those of ``fail_on``, plus, always: the states of :data:`ALWAYS_FAIL`, every
+    whole-cluster outcome but ``ok`` (``crash: east``), and ``no-assets`` when the
+    inventory holds no asset to judge.
+    """
+    wanted = set(fail_on) | set(ALWAYS_FAIL)
+    found: list[str] = [
+        f"{cluster.outcome}: {cluster.cluster or '(unnamed cluster)'}"
+        for cluster in report.clusters
+        if cluster.outcome != "ok" and cluster.accepted is None
+    ]
+    if report.summary.assets == 0:
+        found.append(f"no-assets: {_nothing_to_judge(report)}")
     for verdict in report.assets:
         # an acceptance covers the findings of its rule only (``*``: all of them)
         rules = accepted_rules(verdict.accepted)
@@ -236,6 +253,14 @@ def finding_rules(report: Report, fail_on: Iterable[str]) -> list[str]:
             if overlap.accepted is None
         )
     return found
+
+
+def _nothing_to_judge(report: Report) -> str:
+    summary = report.summary
+    return (
+        f"no stream or consumer to judge in {summary.records} records "
+        f"({summary.errors} record errors, {summary.ignored} ignored)"
+    )
 
 
 # --- prepared plans (KIP-939's prepared state) -------------------------------------------

@@ -198,7 +198,8 @@ def build_parser() -> argparse.ArgumentParser:
             "in cluster mode, unavailable (an asset takes the whole cluster's JetStream down: "
             "see the clusters section); subject overlaps per account, offline streams included. Inventories: canonical JSON "
             "Lines, STREAM/CONSUMER INFO and LIST replies, `nats stream info --json`, /jsz. "
-            "Exit 0: nothing reaches --fail-on; 1: something does; 2: usage error."
+            "Exit 0: clean; 1: findings (a lost, hidden or degraded asset, a cluster going down, "
+            "no asset at all, or what --fail-on adds); 2: usage error."
         ),
         epilog=(
             "examples:\n"
@@ -234,16 +235,20 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument(
         "--fail-on",
         metavar="STATE,...",
-        help="what makes the exit status 1 (default: offline,degraded,unloadable,detached,"
-        "unavailable,errors; also overlaps and drift flags stamp_missing, stamp_unparsable, "
-        "stamp_too_low, stamp_too_high; none)",
+        help="what else makes the exit status 1 (default: offline,errors, besides what always "
+        "does: degraded, unloadable, detached and unavailable assets, a cluster outcome other "
+        "than ok, and an inventory with no asset, unless --accept names them; also overlaps "
+        "and drift flags stamp_missing, stamp_unparsable, stamp_too_low, stamp_too_high; "
+        "none)",
     )
     chk.add_argument(
         "--accept",
         action="append",
         metavar="RULE:ASSET",
         help="an audited exception recorded in the report: RULE is a state, a drift flag, "
-        "overlap or *; ASSET a glob over cluster/account/stream[/consumer] (repeatable)",
+        "overlap, a cluster outcome (crash, meta_state_lost, meta_unavailable: ASSET is a "
+        "glob over cluster names) or *; ASSET a glob over cluster/account/stream[/consumer] "
+        "(repeatable; one that matches nothing is warned about)",
     )
     chk.add_argument(
         "--compare-observed",

@@ -57,6 +57,7 @@ class ClusterOutcome(msgspec.Struct, frozen=True, kw_only=True):
         reason: the server's own words for it (its log line), ``None`` when ok.
         assets: the assets that cause it (``cluster/account/stream[/consumer]``).
         facts: the catalogue facts (``[[cluster_outcomes]]`` ids) that apply.
+        accepted: the operator's acceptance covering the outcome (``RULE:CLUSTER``).
     """
 
     cluster: str
@@ -65,6 +66,7 @@ class ClusterOutcome(msgspec.Struct, frozen=True, kw_only=True):
     reason: str | None = None
     assets: tuple[str, ...] = ()
     facts: tuple[str, ...] = ()
+    accepted: str | None = None
 
 
 def _matches(rule: ClusterOutcomeRule, verdict: Verdict) -> bool:

@@ -275,6 +275,12 @@ def _assets_line(report: Report) -> str:
     parts = [f"{getattr(summary, state)} {state}" for state in _FINDING_STATES]
     parts = [part for part in parts if not part.startswith("0 ")]
     bad = summary.assets - summary.online
+    if summary.assets == 0:
+        return (
+            f"no stream or consumer to judge in {_plural(summary.records, 'record', 'records')}"
+            f" ({_plural(summary.errors, 'record error', 'record errors')}, "
+            f"{summary.ignored} ignored): nothing was checked"
+        )
     head = (
         f"{bad} of {summary.assets} assets not online ({', '.join(parts)})"
         if bad

@@ -443,7 +443,8 @@ def test_acceptance_of_another_rule_matches_nothing(catalogue: Catalogue) -> Non
 
 _RULES_TEXT: Final = (
     "online, offline, degraded, unloadable, detached, unavailable, stamp_missing, "
-    "stamp_unparsable, stamp_too_low, stamp_too_high, overlap, *"
+    "stamp_unparsable, stamp_too_low, stamp_too_high, overlap, meta_unavailable, "
+    "meta_state_lost, crash, *"
 )
 
 
@@ -531,14 +532,51 @@ _DEMO_DEFAULT_FINDINGS: Final = [
 def test_finding_rules_thresholds(
     catalogue: Catalogue, fail_on: tuple[str, ...], expected: list[str]
 ) -> None:
-    """Only findings whose state, drift flag or token is in fail_on are returned."""
-    assert finding_rules(_demo_assets(catalogue), fail_on) == expected
+    """Besides the findings that always fail, those in fail_on are returned."""
+    report = _demo_assets(catalogue)
+    always = finding_rules(report, ())
+    added = [f for f in finding_rules(report, fail_on) if f not in always]
+    assert added == [f for f in expected if f not in always]
+
+
+def test_lost_assets_always_fail(catalogue: Catalogue) -> None:
+    """Unloadable and detached assets are findings with any fail_on, even none."""
+    assert finding_rules(_demo_assets(catalogue), ()) == [
+        "unloadable: east/$G/H_FLOWACK/C_FLOWACK",
+        "detached: east/$G/H_FORGED/C_SIB",
+        "unloadable: east/$G/H_PRIO/C_PRIO",
+        "unloadable: east/$G/H_SRC/C_SOURCING",
+        "unloadable: west/$G/RAFT_TAP",
+    ]
+
+
+def test_a_down_cluster_always_fails_unless_accepted(catalogue: Catalogue) -> None:
+    """A crash outcome is a finding with any fail_on; crash:east accepts it."""
+    plain = _demo(catalogue)
+    accepted = _demo(catalogue, accept=["crash:east", "unavailable:east/*"])
+    assert (
+        finding_rules(plain, ("offline",))[0],
+        [f for f in finding_rules(accepted, ()) if "east" in f],
+        accepted.clusters[0].accepted,
+    ) == ("crash: east", [], "crash:east")
+
+
+def test_an_empty_inventory_fails(catalogue: Catalogue, tmp_path: Path) -> None:
+    """An inventory with no asset (here: only an unknown kind) is a finding."""
+    path = tmp_path / "inv.jsonl"
+    path.write_text('{"kind":"strem","config":{"name":"S"}}\n', encoding="utf-8")
+    report = check([path], target="2.12.8", catalogue=catalogue)
+    assert finding_rules(report, ()) == [
+        "no-assets: no stream or consumer to judge in 1 records (0 record errors, 1 ignored)"
+    ]
 
 
 def test_drift_acceptance_does_not_hide_the_offline_state(catalogue: Catalogue) -> None:
     """An acceptance for a drift flag hides that flag only, not the asset's offline state."""
     report = _demo_assets(catalogue, accept=["stamp_too_high:east/$G/S_FORGED"])
-    assert finding_rules(report, ["offline", "stamp_too_high"]) == [
+    always = finding_rules(report, ())
+    found = finding_rules(report, ["offline", "stamp_too_high"])
+    assert [f for f in found if f not in always] == [
         "offline: east/$G/H_FORGED",
         "offline: east/$G/H_FORGED/C_FORGED",
         "stamp_too_high: east/$G/H_FORGED/C_FORGED",
@@ -563,7 +601,7 @@ def test_star_acceptance_hides_every_finding_of_the_asset(catalogue: Catalogue) 
 
 def test_two_acceptances_cover_both_findings(catalogue: Catalogue) -> None:
     """Accepting the state and the drift flag of one asset hides both findings."""
-    report = _demo(
+    report = _demo_assets(
         catalogue,
         accept=["offline:east/$G/S_FORGED", "stamp_too_high:east/$G/S_FORGED"],
     )

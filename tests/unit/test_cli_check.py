@@ -79,7 +79,8 @@ def test_unknown_target_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> 
             (
                 "invalid acceptance: 'bogus:*' (use RULE:ASSET, RULE one of online, offline, "
                 "degraded, unloadable, detached, unavailable, stamp_missing, stamp_unparsable, "
-                "stamp_too_low, stamp_too_high, overlap, *)"
+                "stamp_too_low, stamp_too_high, overlap, meta_unavailable, meta_state_lost, "
+                "crash, *)"
             ),
         ),
     ],
@@ -127,16 +128,41 @@ def test_demo_findings_exit_1_with_summary_table(
     )
 
 
-@pytest.mark.parametrize(
-    ("fail_on", "expected"),
-    [("none", 0), ("detached", 1), ("overlaps", 0), ("degraded", 0)],
-    ids=["none", "detached", "overlaps", "degraded"],
-)
-def test_fail_on_threshold(
-    capsys: pytest.CaptureFixture[str], fail_on: str, expected: int
+@pytest.mark.parametrize("fail_on", ["none", "detached", "overlaps", "degraded"])
+def test_fail_on_cannot_lower_lost_assets(
+    capsys: pytest.CaptureFixture[str], fail_on: str
 ) -> None:
-    """--fail-on picks what makes the exit status 1 (single mode: per-asset states)."""
+    """Unloadable and detached assets fail the run whatever --fail-on names."""
     code = _check(DEMO, "--target", "2.11.11", "--mode", "single", "--fail-on", fail_on)
+    capsys.readouterr()
+    assert code == 1
+
+
+def test_readme_example_fails_on_a_crashing_cluster(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The README's --fail-on offline,unloadable example exits 1: east crashes."""
+    code = _check(DEMO, "--target", "2.11.11", "--fail-on", "offline,unloadable")
+    out = capsys.readouterr().out
+    assert (code, "1 cluster down: east (crash)" in out) == (1, True)
+
+
+@pytest.mark.parametrize(("fail_on", "expected"), [("none", 0), ("offline", 1)])
+def test_fail_on_threshold_for_offline_assets(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fail_on: str, expected: int
+) -> None:
+    """--fail-on decides about assets that come back on a roll forward (offline)."""
+    record = {
+        "kind": "stream",
+        "stream": "LATER",
+        "name": "LATER",
+        "config": {"name": "LATER", "metadata": {"_nats.req.level": "9"}},
+    }
+    path = tmp_path / "inv.jsonl"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    code = _check(
+        str(path), "--target", "2.12.8", "--mode", "single", "--fail-on", fail_on
+    )
     capsys.readouterr()
     assert code == expected
 

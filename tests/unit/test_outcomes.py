@@ -161,17 +161,21 @@ def test_per_cluster_targets_judge_each_cluster_on_its_own(
 def test_unavailable_fails_by_default_and_can_be_accepted(
     catalogue: Catalogue,
 ) -> None:
-    """``unavailable`` is a finding; ``unavailable:C1/*`` accepts it explicitly."""
+    """``unavailable`` and the outcome are findings; both can be accepted explicitly."""
     report = check(_fleet(), target="2.12.8", catalogue=catalogue)
     found = finding_rules(report, ["unavailable"])
     assert found == [
+        "meta_unavailable: C1",
         "unavailable: C1/$G/H_FLOW",
         "unavailable: C1/$G/H_FLOW/C_FLOW",
         "unavailable: C1/$G/H_FLOW/C_OK",
         "unavailable: C1/$G/S_PLAIN",
     ]
     accepted = check(
-        _fleet(), target="2.12.8", accept=["unavailable:C1/*"], catalogue=catalogue
+        _fleet(),
+        target="2.12.8",
+        accept=["unavailable:C1/*", "meta_unavailable:C1"],
+        catalogue=catalogue,
     )
     assert finding_rules(accepted, ["unavailable"]) == []
 
