@@ -36,7 +36,7 @@ from assetgate._collect import (
 from assetgate._parallel import JudgePool, split_files
 from assetgate.gate import Mode, asset_id
 from assetgate.inventory import Asset, Ignored, RecordError, read_inventory
-from assetgate.levels import Catalogue, ServerProfile, load_catalogue
+from assetgate.levels import BUILD_LOCK, Catalogue, ServerProfile, load_catalogue
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -160,6 +160,29 @@ def check(
     """
     cat = catalogue if catalogue is not None else load_catalogue()
     targets = {DEFAULT_CLUSTER: target} if isinstance(target, str) else dict(target)
+    warm = (id(cat), tuple(sorted(targets.values())), mode)
+    if warm in _WARM:
+        return _check(inventory, targets, mode, accept, cat, workers=workers)
+    # the first run for these targets builds (and first uses) their Struct types and
+    # decoders; msgspec's first use of nested Struct types is not thread-safe
+    with BUILD_LOCK:
+        report = _check(inventory, targets, mode, accept, cat, workers=workers)
+        _WARM.add(warm)
+        return report
+
+
+_WARM: set[tuple[int, tuple[str, ...], str]] = set()
+
+
+def _check(
+    inventory: Iterable[str | os.PathLike[str] | Asset | RecordError | Ignored],
+    targets: dict[str, str],
+    mode: Mode,
+    accept: Sequence[str],
+    cat: Catalogue,
+    *,
+    workers: int | None,
+) -> Report:
     profiles = {cluster: cat.server(version) for cluster, version in targets.items()}
     rules = [parse_accept(item) for item in accept]
     collector = Collector(profiles, mode, cat)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import importlib.resources
 import re
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Literal, TypeVar
 
@@ -486,11 +487,25 @@ def load_catalogue(path: str | Path | None = None) -> Catalogue:
 
 
 _PACKAGED: list[Catalogue] = []
+BUILD_LOCK: Final = threading.RLock()
+"""Held while a catalogue, or anything compiled from one, is first built.
+
+msgspec's first conversion into nested Struct types is not safe from several threads
+at once (eight threads' first ``validate`` crashed the interpreter in 7 of 8 runs), so
+every lazily built catalogue, Struct type and decoder is made under this lock.
+"""
 
 
 def _load_packaged() -> Catalogue:
     if _PACKAGED:
         return _PACKAGED[0]
+    with BUILD_LOCK:
+        if _PACKAGED:  # another thread built it while this one waited
+            return _PACKAGED[0]
+        return _build_packaged()
+
+
+def _build_packaged() -> Catalogue:
     package = importlib.resources.files("assetgate")
     candidates = [
         package / "_levels",
@@ -524,6 +539,11 @@ def build_catalogue(
     files: dict[str, bytes], checksums: str | None, *, source: str = "<memory>"
 ) -> Catalogue:
     """Fold release files (name -> TOML bytes) into a checked :class:`Catalogue`."""
+    with BUILD_LOCK:
+        return _build(files, checksums, source)
+
+
+def _build(files: dict[str, bytes], checksums: str | None, source: str) -> Catalogue:
     problems = _check_sums(files, checksums)
     parsed: list[tuple[str, _ReleaseFile]] = []
     for name, data in files.items():

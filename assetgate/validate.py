@@ -24,7 +24,7 @@ from assetgate.configchecks import (
     stored_config,
 )
 from assetgate.decode import Decoded, decode, fast_path
-from assetgate.levels import Catalogue, ServerProfile, load_catalogue
+from assetgate.levels import BUILD_LOCK, Catalogue, ServerProfile, load_catalogue
 from assetgate.metadata import (
     REQUIRED_LEVEL_KEY,
     SERVER_LEVEL_KEY,
@@ -161,6 +161,61 @@ def validate(
         InvalidServerVersion, UnknownServerVersion: ``server`` is not a known release.
     """
     cat = catalogue if catalogue is not None else load_catalogue()
+    warm = (id(cat), str(server), kind)
+    if warm not in _WARM:
+        # the first call for a release and kind builds (and first uses) its Struct types
+        # and decoders; msgspec's first use of nested Struct types is not thread-safe
+        with BUILD_LOCK:
+            result = _validate(
+                config,
+                kind=kind,
+                server=server,
+                op=op,
+                existing=existing,
+                strict=strict,
+                soft=soft,
+                api_level_header=api_level_header,
+                created_version=created_version,
+                cat=cat,
+                mode=mode,
+                stream=stream,
+            )
+            _WARM.add(warm)
+            return result
+    return _validate(
+        config,
+        kind=kind,
+        server=server,
+        op=op,
+        existing=existing,
+        strict=strict,
+        soft=soft,
+        api_level_header=api_level_header,
+        created_version=created_version,
+        cat=cat,
+        mode=mode,
+        stream=stream,
+    )
+
+
+_WARM: set[tuple[int, str, str]] = set()
+
+
+def _validate(
+    config: bytes | str | Mapping[str, Any],
+    *,
+    kind: AssetKind,
+    server: str | ServerVersion,
+    op: Operation,
+    existing: bytes | str | Mapping[str, Any] | None,
+    strict: bool | None,
+    soft: bool,
+    api_level_header: str | None,
+    created_version: bool,
+    cat: Catalogue,
+    mode: Mode,
+    stream: bytes | str | Mapping[str, Any] | None,
+) -> Validation:
     if (
         existing is None
         and api_level_header is None
