@@ -13,7 +13,11 @@ from typing import TYPE_CHECKING, Any, Final
 
 from assetgate._goscan import go_quote
 from assetgate.configchecks import register, register_default
-from assetgate.configchecks.stream import go_duration, is_valid_subject
+from assetgate.configchecks.stream import (  # VALID_SUBJECT: used by guards
+    VALID_SUBJECT,  # noqa: F401
+    go_duration,
+    is_valid_subject,
+)
 from assetgate.subjects import is_subset_match, subjects_collide
 
 if TYPE_CHECKING:
@@ -226,7 +230,10 @@ def _description(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str]
     return _fail_if(len(config.description.encode()) > _MAX_DESCRIPTION)
 
 
-@register("consumer.push_wildcards", guard="c.deliver_subject")
+@register(
+    "consumer.push_wildcards",
+    guard="c.deliver_subject and ('*' in c.deliver_subject or '>' in c.deliver_subject)",
+)
 def _push_wildcards(
     config: Any, _c: Context, _s: ConfigCheck
 ) -> Mapping[str, str] | None:
@@ -235,7 +242,10 @@ def _push_wildcards(
     return _fail_if(subject and any(t in {"*", ">"} for t in subject.split(".")))
 
 
-@register("consumer.push_invalid_subject", guard="c.deliver_subject")
+@register(
+    "consumer.push_invalid_subject",
+    guard="c.deliver_subject and not VALID_SUBJECT.fullmatch(c.deliver_subject)",
+)
 def _push_invalid(
     config: Any, _c: Context, _s: ConfigCheck
 ) -> Mapping[str, str] | None:
@@ -410,7 +420,11 @@ def _filters_both(
     return _fail_if(config.filter_subject and config.filter_subjects)
 
 
-@register("consumer.filter_invalid", guard="c.filter_subject or c.filter_subjects")
+@register(
+    "consumer.filter_invalid",
+    guard="(c.filter_subject and not VALID_SUBJECT.fullmatch(c.filter_subject)) or "
+    "(c.filter_subjects and not all(map(VALID_SUBJECT.fullmatch, c.filter_subjects)))",
+)
 def _filter_invalid(
     config: Any, _c: Context, _s: ConfigCheck
 ) -> Mapping[str, str] | None:
@@ -494,7 +508,10 @@ def _fc_heartbeat(
     return _fail_if(config.flow_control and _heartbeat(config) == 0)
 
 
-@register("consumer.durable_name_mismatch", guard="c.durable_name and c.name")
+@register(
+    "consumer.durable_name_mismatch",
+    guard="c.durable_name and c.name and c.name != c.durable_name",
+)
 def _mismatch(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] | None:
     """``durable_name`` and ``name`` agree when both are set."""
     return _fail_if(
@@ -502,7 +519,10 @@ def _mismatch(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] | 
     )
 
 
-@register("consumer.metadata_too_large", guard="c.metadata")
+@register(
+    "consumer.metadata_too_large",
+    guard="c.metadata and sum(map(len, c.metadata)) + sum(map(len, c.metadata.values())) > 32767",
+)
 def _metadata(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] | None:
     """Metadata of at most 128 KiB."""
     size = sum(

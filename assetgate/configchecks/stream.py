@@ -36,8 +36,14 @@ _NAME_BAD: Final = {
     "": re.compile(r"[ \t\r\n\f.*>]"),  # isValidName
     "asset": re.compile(r"[ \t\r\n\f.*>\\/]"),  # isValidAssetName, 2.12.8
 }
-_SUBJECT_SPACE: Final = re.compile(r"[ \t\n\r\f]")
-_SPACES: Final = frozenset(" \t\n\r\f")
+VALID_SUBJECT: Final = re.compile(r"(?!>\.)[^ \t\n\r\f.]+(?:\.(?!>\.)[^ \t\n\r\f.]+)*")
+"""``IsValidSubject`` as one pattern (``fullmatch``): tokens not empty, no spaces, a
+``>`` token only last."""
+_PLAIN_SUBJECT: Final = re.compile(
+    r"[^ \t\n\r\f.$*>][^ \t\n\r\f.]*(?:\.(?!>\.)[^ \t\n\r\f.]+)*"
+)
+"""A valid subject whose first token cannot reach an API namespace (a quick pass)."""
+_NAME_BAD_ASSET: Final = re.compile(r"[ \t\r\n\f.*>\\/]")
 _API_FIRST: Final = frozenset("$*>")  # the first characters that can reach an API
 _API_NAMESPACES: Final = {
     "subset": ("$JS.>", "$JSC.>"),
@@ -47,18 +53,7 @@ _API_NAMESPACES: Final = {
 
 def is_valid_subject(subject: str) -> bool:
     """``IsValidSubject`` (server/sublist.go): no empty token, ``>`` only last."""
-    if not subject:
-        return False
-    tokens = subject.split(".")
-    last = len(tokens) - 1
-    for index, part in enumerate(tokens):
-        if not part or (len(part) > 1 and _SUBJECT_SPACE.search(part)):
-            return False
-        if part == ">" and index != last:
-            return False
-        if len(part) == 1 and part in _SPACES:
-            return False
-    return True
+    return VALID_SUBJECT.fullmatch(subject) is not None
 
 
 def _is_literal(subject: str) -> bool:
@@ -73,7 +68,7 @@ def _bad_name(name: str, variant: str) -> bool:
 # --- checkStreamCfg, in its order
 
 
-@register("stream.name_invalid", guard="_bad_name(c.name, 'asset')")
+@register("stream.name_invalid", guard="not c.name or _NAME_BAD_ASSET.search(c.name)")
 def _name(
     config: Any, _context: Context, spec: ConfigCheck
 ) -> Mapping[str, str] | None:
@@ -93,7 +88,10 @@ def _description(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str]
     return _FAIL if len(config.description.encode()) > _MAX_DESCRIPTION else _PASS
 
 
-@register("stream.metadata_too_large", guard="c.metadata")
+@register(
+    "stream.metadata_too_large",
+    guard="c.metadata and sum(map(len, c.metadata)) + sum(map(len, c.metadata.values())) > 32767",
+)
 def _metadata(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] | None:
     """Metadata keys and values at most 128 KiB together."""
     metadata = config.metadata or {}
@@ -160,7 +158,10 @@ def _dup_negative(
     return _FAIL if _duplicates(config, context, spec.variant) < 0 else _PASS
 
 
-@register("stream.duplicates_over_max_age", guard="c.max_age")
+@register(
+    "stream.duplicates_over_max_age",
+    guard="c.max_age and c.duplicate_window > c.max_age",
+)
 def _dup_over_age(
     config: Any, context: Context, spec: ConfigCheck
 ) -> Mapping[str, str] | None:
@@ -485,7 +486,10 @@ def _externals(config: Any, _c: Context, spec: ConfigCheck) -> Mapping[str, str]
     return _PASS
 
 
-@register("stream.subjects", guard="c.subjects")
+@register(
+    "stream.subjects",
+    guard="c.subjects and (len(c.subjects) > 1 or not _PLAIN_SUBJECT.fullmatch(c.subjects[0]))",
+)
 def _subjects(
     config: Any, context: Context, spec: ConfigCheck
 ) -> Mapping[str, str] | None:

@@ -340,7 +340,9 @@ def test_cluster_load_prediction_matches_servers(
             seen=("unloadable", reason)
             if reason is not None
             else ("served", f"INFO {code}"),
-            agree=(verdict.state == "unloadable") == (reason is not None),
+            agree=(verdict.state == "unloadable") == (reason is not None)
+            and verdict.state != "detached",
+            known=_DETACHED_INFO if verdict.state == "detached" else None,
         )
         if verdict.state == "unloadable":
             # every node refuses it; a stream's INFO answers 404, a consumer's INFO
