@@ -9,7 +9,9 @@ import argparse
 import contextlib
 import enum
 import gc
+import os
 import sys
+import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -42,6 +44,7 @@ class ExitCode(enum.IntEnum):
     OK = 0
     FINDINGS = 1
     USAGE = 2
+    INTERNAL = 3
 
 
 class OutputFormat(enum.StrEnum):
@@ -85,6 +88,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--log-json", action="store_true", help="write logs to stderr as JSON lines"
+    )
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help=f"show the traceback of an internal error (otherwise one line, exit "
+        f"{int(ExitCode.INTERNAL)})",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -336,6 +345,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0)
     configure_logging(json=bool(args.log_json) or not sys.stderr.isatty())
     try:
+        return _run(args)
+    except KeyboardInterrupt:
+        print("assetgate: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        if args.debug:
+            raise
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        print(
+            f"assetgate: internal error: {type(exc).__name__}: {exc} "
+            f"(at {Path(where.filename).name}:{where.lineno}); rerun with --debug for "
+            "the traceback",
+            file=sys.stderr,
+        )
+        return ExitCode.INTERNAL
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the parsed command; caller mistakes exit 2 with one line."""
+    try:
+        _check_outputs(args)
         if args.command == "validate":
             return _validate(args)
         if args.command == "check":
@@ -356,6 +386,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AssetgateError as exc:
         print(f"assetgate: error: {exc}", file=sys.stderr)
         return ExitCode.USAGE
+
+
+_OUTPUT_OPTIONS: Final = ("output", "plan_out")
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse output paths that cannot be written before any work starts."""
+    for option in _OUTPUT_OPTIONS:
+        value = getattr(args, option, None)
+        if not value or value == "-":
+            continue
+        path = Path(value)
+        flag = "--" + option.replace("_", "-")
+        if path.is_dir():
+            msg = f"{flag}: {value!r} is a directory"
+            raise _Usage(msg)
+        parent = path.parent if str(path.parent) else Path()
+        if not parent.is_dir():
+            msg = f"{flag}: the directory of {value!r} does not exist"
+            raise _Usage(msg)
+        if not os.access(parent, os.W_OK) or (
+            path.exists() and not os.access(path, os.W_OK)
+        ):
+            msg = f"{flag}: {value!r} is not writable"
+            raise _Usage(msg)
 
 
 @contextlib.contextmanager

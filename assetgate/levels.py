@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Final, Literal, TypeVar
 import msgspec
 from packaging.version import Version
 
-from assetgate.errors import CatalogueError, UnknownServerVersion
+from assetgate.errors import CatalogueError, InvalidServerVersion, UnknownServerVersion
 from assetgate.version import ServerVersion, parse_version
 
 if TYPE_CHECKING:
@@ -55,6 +55,7 @@ _SCALAR_TYPES: Final = frozenset(
 )
 _COMPOSITE_TYPES: Final = frozenset({"[]string", "[]duration", "map"})
 _LINE_NAME: Final = re.compile(r"(\d+)\.(\d+)")
+_LINE_ONLY: Final = re.compile(r"\d+\.\d+")
 _FIELD_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -411,10 +412,38 @@ class Catalogue(msgspec.Struct, frozen=True, kw_only=True):
         cached = _PROFILES.get(key)
         if cached is not None:
             return cached
+        if isinstance(version, str) and _LINE_ONLY.fullmatch(
+            version.strip().lstrip("v")
+        ):
+            name = version.strip().lstrip("v")
+            newest = self._newest_named(name)
+            hint = (
+                f"did you mean {newest}, the newest {name} release assetgate knows?"
+                if newest
+                else f"there is no {name} line"
+            )
+            msg = f"invalid server version: {version!r}: a release line, not a release; {hint}"
+            raise InvalidServerVersion(msg)
         parsed = parse_version(version) if isinstance(version, str) else version
         profile = self._profile(parsed)
         _PROFILES[key] = profile
         return profile
+
+    def _newest_named(self, name: str) -> str | None:
+        """The newest patch release of line ``name`` that the catalogue names."""
+        for line in self.lines:
+            if line.line == name:
+                named = [r.first for r in line.ranges]
+                named += [
+                    c.since for c in line.checks if c.since.startswith(name + ".")
+                ]
+                named += [
+                    o.since
+                    for o in line.cluster_outcomes
+                    if o.since.startswith(name + ".")
+                ]
+                return max(named, key=Version)
+        return None
 
     def _profile(self, version: ServerVersion) -> ServerProfile:
         for line in self.lines:
@@ -439,6 +468,9 @@ class Catalogue(msgspec.Struct, frozen=True, kw_only=True):
             f"release lines {self.lines[0].line} to {self.newest.line} "
             f"(newest known line: {self.newest.line})"
         )
+        if all(line.line != version.line for line in self.lines):
+            known = ", ".join(line.line for line in self.lines)
+            msg += f"; there is no {version.line} line (known lines: {known})"
         raise UnknownServerVersion(msg)
 
 

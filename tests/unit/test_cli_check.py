@@ -57,7 +57,8 @@ def test_unknown_target_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> 
         "",
         (
             "assetgate: error: unknown server version: '2.13.0': the catalogue describes "
-            "release lines 2.10 to 2.15 (newest known line: 2.15)\n"
+            "release lines 2.10 to 2.15 (newest known line: 2.15); there is no 2.13 line "
+            "(known lines: 2.10, 2.11, 2.12, 2.14, 2.15)\n"
         ),
     )
 
@@ -470,3 +471,72 @@ def test_workers_give_the_one_process_report(
     assert pools == [2]  # too small to split: no processes started for it
     assert reports[0][1]["summary"]["records"] == 1500
     assert gc.isenabled()  # the command turns the cyclic GC off only for its run
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        (
+            "2.11",
+            (
+                "invalid server version: '2.11': a release line, not a release; did you "
+                "mean 2.11.11, the newest 2.11 release assetgate knows?"
+            ),
+        ),
+        (
+            "2.13.0",
+            (
+                "unknown server version: '2.13.0': the catalogue describes release lines "
+                "2.10 to 2.15 (newest known line: 2.15); there is no 2.13 line (known "
+                "lines: 2.10, 2.11, 2.12, 2.14, 2.15)"
+            ),
+        ),
+    ],
+    ids=["line-only", "no-such-line"],
+)
+def test_version_arguments_get_a_hint(
+    capsys: pytest.CaptureFixture[str], target: str, message: str
+) -> None:
+    """A line instead of a release, or a missing line, exits 2 with a hint."""
+    code = _check(DEMO, "--target", target)
+    assert (code, capsys.readouterr().err) == (2, f"assetgate: error: {message}\n")
+
+
+@pytest.mark.parametrize(
+    ("output", "message"),
+    [
+        (
+            "/nonexistent/dir/out.txt",
+            "--output: the directory of '/nonexistent/dir/out.txt' does not exist",
+        ),
+        ("/tmp", "--output: '/tmp' is a directory"),
+    ],
+    ids=["missing-directory", "a-directory"],
+)
+def test_output_paths_are_checked_before_any_work(
+    capsys: pytest.CaptureFixture[str], output: str, message: str
+) -> None:
+    """An unwritable --output exits 2 with one line, before the inventory is read."""
+    code = _check("missing.jsonl", "--target", "2.11.11", "--output", output)
+    assert (code, capsys.readouterr().err) == (2, f"assetgate: error: {message}\n")
+
+
+def test_an_internal_error_is_one_line_and_exit_3(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An unexpected exception prints one line with a --debug hint and exits 3."""
+    from assetgate import cli
+
+    def broken(*_args: object) -> int:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(cli, "run_check", broken)
+    code = cli.main(["check", str(DEMO), "--target", "2.11.11"])
+    err = capsys.readouterr().err
+    assert (
+        code,
+        err.startswith("assetgate: internal error: RuntimeError: boom (at "),
+        err.endswith("rerun with --debug for the traceback\n"),
+    ) == (3, True, True)
+    with pytest.raises(RuntimeError, match="boom"):
+        cli.main(["--debug", "check", str(DEMO), "--target", "2.11.11"])
