@@ -9,6 +9,7 @@ Every input record is accounted for: ``records == assets + errors + ignored``.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from typing import TYPE_CHECKING, Final
@@ -161,14 +162,14 @@ def check(
     cat = catalogue if catalogue is not None else load_catalogue()
     targets = {DEFAULT_CLUSTER: target} if isinstance(target, str) else dict(target)
     warm = (id(cat), tuple(sorted(targets.values())), mode)
-    if warm in _WARM:
-        return _check(inventory, targets, mode, accept, cat, workers=workers)
     # the first run for these targets builds (and first uses) their Struct types and
     # decoders; msgspec's first use of nested Struct types is not thread-safe
-    with BUILD_LOCK:
+    cold = warm not in _WARM
+    with BUILD_LOCK if cold else contextlib.nullcontext():
         report = _check(inventory, targets, mode, accept, cat, workers=workers)
-        _WARM.add(warm)
-        return report
+        if cold:
+            _WARM.add(warm)
+    return report
 
 
 _WARM: set[tuple[int, tuple[str, ...], str]] = set()

@@ -11,6 +11,7 @@ the config the server would store, with its defaults filled in.
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 import msgspec
@@ -162,40 +163,27 @@ def validate(
     """
     cat = catalogue if catalogue is not None else load_catalogue()
     warm = (id(cat), str(server), kind)
-    if warm not in _WARM:
-        # the first call for a release and kind builds (and first uses) its Struct types
-        # and decoders; msgspec's first use of nested Struct types is not thread-safe
-        with BUILD_LOCK:
-            result = _validate(
-                config,
-                kind=kind,
-                server=server,
-                op=op,
-                existing=existing,
-                strict=strict,
-                soft=soft,
-                api_level_header=api_level_header,
-                created_version=created_version,
-                cat=cat,
-                mode=mode,
-                stream=stream,
-            )
+    # the first call for a release and kind builds (and first uses) its Struct types and
+    # decoders; msgspec's first use of nested Struct types is not thread-safe
+    cold = warm not in _WARM
+    with BUILD_LOCK if cold else contextlib.nullcontext():
+        result = _validate(
+            config,
+            kind=kind,
+            server=server,
+            op=op,
+            existing=existing,
+            strict=strict,
+            soft=soft,
+            api_level_header=api_level_header,
+            created_version=created_version,
+            cat=cat,
+            mode=mode,
+            stream=stream,
+        )
+        if cold:
             _WARM.add(warm)
-            return result
-    return _validate(
-        config,
-        kind=kind,
-        server=server,
-        op=op,
-        existing=existing,
-        strict=strict,
-        soft=soft,
-        api_level_header=api_level_header,
-        created_version=created_version,
-        cat=cat,
-        mode=mode,
-        stream=stream,
-    )
+    return result
 
 
 _WARM: set[tuple[int, str, str]] = set()

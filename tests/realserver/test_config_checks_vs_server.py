@@ -178,6 +178,18 @@ def _nonzero(value: Any) -> Any:
     return value
 
 
+def _reply_of(predicted: assetgate.Validation) -> dict[str, Any] | None:
+    """The error reply validate predicts, as the server's JSON (None: accepted)."""
+    error = predicted.error
+    if error is None:
+        return None
+    return {
+        "code": error.code,
+        "err_code": error.err_code,
+        "description": error.description,
+    }
+
+
 _ENUM_ZEROS: Final = ("default", "none")
 """Zero values of enums the server omits (``persist_mode``, ``priority_policy``)."""
 
@@ -209,15 +221,7 @@ def test_stream_check_matches_server(
     if "error" not in reply:  # accepted: remove it again, the store stays small
         running.request(f"$JS.API.STREAM.DELETE.{config['name']}", b"")
     predicted = assetgate.validate(config, kind="stream", server=version)
-    expected = (
-        None
-        if predicted.error is None
-        else {
-            "code": predicted.error.code,
-            "err_code": predicted.error.err_code,
-            "description": predicted.error.description,
-        }
-    )
+    expected = _reply_of(predicted)
     assert (case, reply.get("error")) == (case, expected)
     served, stored = _stored(reply, predicted)
     assert (case, stored) == (case, served)
@@ -348,15 +352,7 @@ def test_consumer_check_matches_server(
     predicted = assetgate.validate(
         config, kind="consumer", server=version, stream=stream_config
     )
-    expected = (
-        None
-        if predicted.error is None
-        else {
-            "code": predicted.error.code,
-            "err_code": predicted.error.err_code,
-            "description": predicted.error.description,
-        }
-    )
+    expected = _reply_of(predicted)
     assert (case, reply.get("error")) == (case, expected)
     served, stored = _stored(reply, predicted)
     assert (case, stored) == (case, served)

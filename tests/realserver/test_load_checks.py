@@ -158,9 +158,9 @@ TRANSITIONS: Final[dict[str, Transition]] = {
 }
 
 
-def _healthz(server: NatsServer) -> dict[str, Any]:
-    """The server's /healthz answer (200 or 503), as JSON."""
-    url = f"http://127.0.0.1:{server.monitor_port}/healthz"
+def _healthz(port: int | None) -> dict[str, Any]:
+    """The /healthz answer (200 or 503) of the server monitored on ``port``, as JSON."""
+    url = f"http://127.0.0.1:{port}/healthz"
     try:
         with urllib.request.urlopen(url, timeout=5.0) as reply:
             answer: dict[str, Any] = json.loads(reply.read())
@@ -205,7 +205,7 @@ def test_load_prediction_matches_server(tmp_path: Path, transition: str) -> None
     )
     with NatsServer(spec.second, copy, monitor=True) as second:
         observed = observe(second, inventory)
-        health = _healthz(second)
+        health = _healthz(second.monitor_port)
         log = second.log_text()
     scenario = f"{spec.first} store started by the release: load-time checks (log+INFO)"
     for verdict in report.assets:
@@ -281,16 +281,6 @@ _DETACHED_INFO: Final = (
 )
 
 
-def _node_health(port: int) -> dict[str, Any]:
-    url = f"http://127.0.0.1:{port}/healthz"
-    try:
-        with urllib.request.urlopen(url, timeout=5.0) as reply:
-            answer: dict[str, Any] = json.loads(reply.read())
-    except urllib.error.HTTPError as exc:
-        answer = json.loads(exc.read())
-    return answer
-
-
 @pytest.mark.parametrize(
     "transition", list(CLUSTER_TRANSITIONS), ids=list(CLUSTER_TRANSITIONS)
 )
@@ -315,7 +305,7 @@ def test_cluster_load_prediction_matches_servers(
         write_jsonl(inventory, tmp_path / "inventory.jsonl")
         cluster.restart_with(spec.second)
         info = {record_key(r): _info(cluster.url, r) for r in inventory}
-        health = {n.name: _node_health(n.monitor_port) for n in cluster.nodes}
+        health = {n.name: _healthz(n.monitor_port) for n in cluster.nodes}
         logs = {n.name: n.log_text() for n in cluster.nodes}
     report = assetgate.check(
         [tmp_path / "inventory.jsonl"], target=spec.second, mode="cluster"
