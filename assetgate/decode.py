@@ -853,17 +853,59 @@ def _raw_token(item: Any) -> str:
         return json.dumps(item, ensure_ascii=False)
     if isinstance(item, int):
         return str(item)
-    return json.dumps(_plain(item), ensure_ascii=False, separators=(",", ":"))
+    return _compact(item)
 
 
-def _plain(item: Any) -> Any:
-    if isinstance(item, _Object):
-        return {key: _plain(value) for key, value in item}
-    if isinstance(item, list):
-        return [_plain(value) for value in item]
+def _scalar(item: Any) -> str:
+    """A scalar as ``json.dumps(..., ensure_ascii=False)`` writes it."""
     if isinstance(item, _Float):
-        return float(item)
-    return item
+        return json.dumps(float(item))
+    if isinstance(item, int) and not isinstance(item, bool):
+        return str(item)  # no int(str) conversion limit is involved: str() of an int
+    return json.dumps(item, ensure_ascii=False)
+
+
+def _compact(item: Any) -> str:
+    """Compact JSON of a decoded value, without recursion (values nest 10,000 deep).
+
+    The same text as ``json.dumps(..., separators=(",", ":"))`` of the plain value.
+    """
+    out: list[str] = []
+    stack: list[Any] = [item]
+    while stack:
+        top = stack.pop()
+        if isinstance(top, _Closing):
+            out.append(top.text)
+        elif isinstance(top, _Object):
+            out.append("{")
+            stack.append(_Closing("}"))
+            pairs = list(top)
+            for index in range(len(pairs) - 1, -1, -1):
+                key, value = pairs[index]
+                stack.append(value)
+                head = (
+                    ("," if index else "") + json.dumps(key, ensure_ascii=False) + ":"
+                )
+                stack.append(_Closing(head))
+        elif isinstance(top, list):
+            out.append("[")
+            stack.append(_Closing("]"))
+            for index in range(len(top) - 1, -1, -1):
+                stack.append(top[index])
+                if index:
+                    stack.append(_Closing(","))
+        else:
+            out.append(_scalar(top))
+    return "".join(out)
+
+
+class _Closing:
+    """Literal text in :func:`_compact`'s work stack."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
 
 
 def _is_json_zero(item: Any) -> bool:

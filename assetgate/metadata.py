@@ -49,6 +49,9 @@ _INT64_MIN: Final = -(1 << 63)
 _PLAIN_LEVELS: Final = {str(level): level for level in range(100)}
 
 
+_INT64_DIGITS: Final = 19  # len(str(2**63 - 1)): longer numbers are out of range
+
+
 def go_atoi(text: str) -> int | None:
     """Go ``strconv.Atoi`` (64-bit): optional sign, ASCII digits, in range; else ``None``."""
     plain = _PLAIN_LEVELS.get(text)
@@ -57,7 +60,11 @@ def go_atoi(text: str) -> int | None:
     digits = text[1:] if text[:1] in {"+", "-"} else text
     if not digits or not digits.isascii() or not digits.isdigit():
         return None
-    value = int(text)
+    significant = digits.lstrip("0")
+    if len(significant) > _INT64_DIGITS:  # out of range (ErrRange), whatever its length
+        return None
+    value = int(significant or "0")
+    value = -value if text[:1] == "-" else value
     return value if _INT64_MIN <= value <= _INT64_MAX else None
 
 

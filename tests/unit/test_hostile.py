@@ -1,0 +1,76 @@
+"""Hostile records never stop a run: every one is judged or reported, the rest go on."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Final
+
+import pytest
+
+import assetgate
+from assetgate.metadata import go_atoi
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from assetgate.levels import Catalogue
+
+_HUGE: Final = "9" * 4301  # past Python's int-string conversion limit (4,300 digits)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (_HUGE, None),
+        ("-" + _HUGE, None),
+        ("0" * 5000 + "7", 7),
+        ("9223372036854775807", 9223372036854775807),
+        ("9223372036854775808", None),
+        ("-9223372036854775808", -9223372036854775808),
+    ],
+    ids=[
+        "huge",
+        "huge-negative",
+        "leading-zeros",
+        "int64-max",
+        "int64-max+1",
+        "int64-min",
+    ],
+)
+def test_go_atoi_never_meets_the_interpreter_limit(
+    text: str, expected: int | None
+) -> None:
+    """go_atoi answers as strconv.Atoi for numbers of any length (ErrRange: None)."""
+    assert go_atoi(text) == expected
+
+
+def _record(name: str, config_json: str) -> str:
+    return (
+        f'{{"kind":"stream","stream":"{name}","name":"{name}","config":{config_json}}}'
+    )
+
+
+def test_hostile_records_do_not_stop_the_run(
+    catalogue: Catalogue, tmp_path: Path
+) -> None:
+    """A huge stamp, a 495-deep value, a huge number and a lone surrogate: all accounted for."""
+    lines = [
+        _record("A", json.dumps({"name": "A", "metadata": {"_nats.req.level": _HUGE}})),
+        _record("B", '{"name":"B","storage":' + "[" * 495 + "]" * 495 + "}"),
+        _record("C", '{"name":"C","retention":"\\udc00"}'),
+        _record("D", '{"name":"D","max_age":' + _HUGE + "}"),
+        _record("F", '{"name":"F"}'),
+    ]
+    path = tmp_path / "hostile.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for target in ("2.10.26", "2.12.8"):
+        report = assetgate.check(
+            [path], target=target, mode="single", catalogue=catalogue
+        )
+        summary = report.summary
+        states = {v.name: v.state for v in report.assets}
+        assert (summary.records, summary.assets + summary.errors + summary.ignored) == (
+            5,
+            5,
+        )
+        assert (states["F"], states["B"]) == ("online", "unloadable")
