@@ -159,7 +159,7 @@ def _emit(args: argparse.Namespace, text: str) -> None:
 
 def _compare(args: argparse.Namespace, report: Report, assets: list[Asset]) -> int:
     """``--compare-observed``: predicted vs observed; exit 1 on any disagreement."""
-    paths = args.compare_observed
+    paths = [path for path in args.compare_observed if path]
     missing = [path for path in paths if not Path(path).exists()]
     if missing:
         msg = f"observations not found: {', '.join(map(repr, missing))}"

@@ -261,12 +261,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     chk.add_argument(
         "--compare-observed",
-        nargs="*",
+        action="append",
+        nargs="?",
+        const="",
         metavar="OBSERVED",
-        help="compare the predictions with what live servers did: OBSERVED files from "
-        "`assetgate pull` after the change (none: the observed states the inventory "
-        "itself carries); prints predicted vs observed per asset and exits 1 on any "
-        "disagreement",
+        help="compare the predictions with what live servers did: an OBSERVED file from "
+        "`assetgate pull` after the change (repeatable; without a file: the observed "
+        "states the inventory itself carries); prints predicted vs observed per asset "
+        "and exits 1 on any disagreement",
     )
     chk.add_argument(
         "--workers",

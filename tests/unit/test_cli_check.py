@@ -540,3 +540,25 @@ def test_an_internal_error_is_one_line_and_exit_3(
     ) == (3, True, True)
     with pytest.raises(RuntimeError, match="boom"):
         cli.main(["--debug", "check", str(DEMO), "--target", "2.11.11"])
+
+
+def test_compare_observed_takes_one_file_and_leaves_the_inventory() -> None:
+    """`--compare-observed FILE INVENTORY` parses: the option takes FILE only."""
+    from assetgate.cli import build_parser
+
+    args = build_parser().parse_args(
+        [
+            "check",
+            "--compare-observed",
+            "after.jsonl",
+            "before.jsonl",
+            "--target",
+            "2.12.8",
+        ]
+    )
+    bare = build_parser().parse_args(["check", "inv.jsonl", "--compare-observed"])
+    assert (args.compare_observed, args.inventory, bare.compare_observed) == (
+        ["after.jsonl"],
+        ["before.jsonl"],
+        [""],
+    )
