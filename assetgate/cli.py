@@ -21,6 +21,7 @@ from assetgate import __version__
 from assetgate._cli_check import UsageError, run_check
 from assetgate._cli_pull import add_pull_parser, run_pull
 from assetgate._cli_scan import add_scan_arguments, run_scan
+from assetgate._goscan import scan
 from assetgate._logconfig import configure_logging
 from assetgate.admission import Admission, admit
 from assetgate.errors import AssetgateError, CatalogueError
@@ -539,10 +540,22 @@ def _validate(args: argparse.Namespace) -> int:
                 for path, result in results
             ),
         )
+    unreadable = [path for path, config in inputs if not _is_json(config)]
+    if (
+        unreadable
+    ):  # the server's reply is printed above; the input is the user's mistake
+        names = ", ".join(map(repr, unreadable))
+        print(f"assetgate: error: not a JSON document: {names}", file=sys.stderr)
+        return ExitCode.USAGE
     clean = all(result.clean for _, result in results) and all(
         a.allowed for a in admissions.values()
     )
     return ExitCode.OK if clean else ExitCode.FINDINGS
+
+
+def _is_json(data: bytes) -> bool:
+    """Whether ``data`` is one JSON document as Go's scanner reads it (any content)."""
+    return scan(data) is None
 
 
 def _admit_or_usage(inventory: list[str], config: bytes, **options: Any) -> Admission:

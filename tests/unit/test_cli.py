@@ -103,7 +103,7 @@ def test_missing_command_is_usage_error(capsys: pytest.CaptureFixture[str]) -> N
         ('{"name":"S","zzz":1}', "2.12.8", ExitCode.FINDINGS),
         ('{"name":"S","zzz":1}', "2.11.11", ExitCode.FINDINGS),
         ('{"name":"S","zzz":0}', "2.11.11", ExitCode.OK),
-        ('{"name":"S1",', "2.12.8", ExitCode.FINDINGS),
+        ('{"name":"S1",', "2.12.8", ExitCode.USAGE),
     ],
     ids=[
         "accepted-clean",
@@ -120,7 +120,7 @@ def test_validate_exit_codes(
     server: str,
     expected: ExitCode,
 ) -> None:
-    """Exit 0: accepted clean; 1: rejected or fields silently dropped."""
+    """Exit 0: accepted clean; 1: rejected or fields silently dropped; 2: not JSON."""
     path = _write(tmp_path, "s.json", body)
     code = main([*_LEVELS, "validate", path, "--kind", "stream", "--server", server])
     capsys.readouterr()
@@ -130,14 +130,15 @@ def test_validate_exit_codes(
 def test_invalid_json_reports_server_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Invalid JSON input is a finding with the server's own error text, not a traceback."""
+    """Input that is not JSON: the server's own error text, then exit 2 (a usage error)."""
     path = _write(tmp_path, "bad.json", '{"name":"S1",')
     code = main([*_LEVELS, "validate", path, "--kind", "stream", "--server", "2.12.8"])
-    out = capsys.readouterr().out
-    assert (code, "rejected: 400/10025 invalid JSON: unexpected EOF" in out) == (
-        1,
-        True,
-    )
+    captured = capsys.readouterr()
+    assert (
+        code,
+        "rejected: 400/10025 invalid JSON: unexpected EOF" in captured.out,
+        captured.err,
+    ) == (2, True, f"assetgate: error: not a JSON document: {path!r}\n")
 
 
 def test_text_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
