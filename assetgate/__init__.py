@@ -11,6 +11,7 @@ from assetgate.decode import Decoded, decode
 from assetgate.errors import (
     AssetgateError,
     CatalogueError,
+    InvalidArgument,
     InvalidConfig,
     InvalidServerVersion,
     InvalidSubject,
@@ -42,6 +43,7 @@ __all__ = [
     "Conflict",
     "Decoded",
     "Ignored",
+    "InvalidArgument",
     "InvalidConfig",
     "InvalidServerVersion",
     "InvalidSubject",

@@ -680,7 +680,8 @@ class _Exact:
         """Whether an enum string appears unescaped: Go compares the raw token bytes."""
         if not self.has_escapes:
             return True
-        return ('"' + value + '"').encode() in self.raw
+        # a lone surrogate came from an escape: never spelled plainly
+        return ('"' + value + '"').encode("utf-8", "surrogatepass") in self.raw
 
     def _time(self, item: Any, type_name: str) -> Any:
         if item is None:

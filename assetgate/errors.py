@@ -8,6 +8,7 @@ from __future__ import annotations
 __all__ = [
     "AssetgateError",
     "CatalogueError",
+    "InvalidArgument",
     "InvalidConfig",
     "InvalidServerVersion",
     "InvalidSubject",
@@ -46,3 +47,7 @@ class InvalidSubject(AssetgateError, ValueError):
 
 class InvalidConfig(AssetgateError, ValueError):
     """A config the server could not decode at all (for :func:`assetgate.stamp`)."""
+
+
+class InvalidArgument(AssetgateError, ValueError):
+    """A Python API argument outside what the function accepts (a kind, an operation)."""

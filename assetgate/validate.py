@@ -25,6 +25,7 @@ from assetgate.configchecks import (
     stored_config,
 )
 from assetgate.decode import Decoded, decode, fast_path
+from assetgate.errors import InvalidArgument, InvalidServerVersion
 from assetgate.levels import BUILD_LOCK, Catalogue, ServerProfile, load_catalogue
 from assetgate.metadata import (
     REQUIRED_LEVEL_KEY,
@@ -38,11 +39,10 @@ from assetgate.metadata import (
     stored_metadata,
 )
 from assetgate.model import CONFIG_STRUCT
+from assetgate.version import ServerVersion
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
-
-    from assetgate.version import ServerVersion
 
 __all__ = ["ApiError", "ServerInfo", "Validation", "validate"]
 
@@ -161,6 +161,7 @@ def validate(
     Raises:
         InvalidServerVersion, UnknownServerVersion: ``server`` is not a known release.
     """
+    _check_arguments(kind=kind, op=op, server=server, mode=mode)
     cat = catalogue if catalogue is not None else load_catalogue()
     warm = (id(cat), str(server), kind)
     # the first call for a release and kind builds (and first uses) its Struct types and
@@ -187,6 +188,22 @@ def validate(
 
 
 _WARM: set[tuple[int, str, str]] = set()
+
+
+def _check_arguments(*, kind: object, op: object, server: object, mode: object) -> None:
+    """The project's own errors for arguments outside what validate accepts."""
+    if kind not in {"stream", "consumer"}:
+        msg = f"invalid kind: {kind!r} (use 'stream' or 'consumer')"
+        raise InvalidArgument(msg)
+    if op not in {"create", "update"}:
+        msg = f"invalid operation: {op!r} (use 'create' or 'update')"
+        raise InvalidArgument(msg)
+    if mode not in {"single", "cluster"}:
+        msg = f"invalid mode: {mode!r} (use 'single' or 'cluster')"
+        raise InvalidArgument(msg)
+    if not isinstance(server, str | ServerVersion):
+        msg = f"invalid server version: {server!r} (use a version such as '2.12.8')"
+        raise InvalidServerVersion(msg)
 
 
 def _validate(
@@ -464,7 +481,11 @@ def _as_bytes(config: bytes | str | Mapping[str, Any]) -> bytes:
         return config
     if isinstance(config, str):
         return config.encode("utf-8", "surrogatepass")
-    return msgspec.json.encode(config)
+    try:
+        return msgspec.json.encode(config)
+    except (TypeError, ValueError, RecursionError) as exc:
+        msg = f"config is not JSON-encodable: {exc}"
+        raise InvalidArgument(msg) from None
 
 
 def _decode_request(raw: bytes, kind: AssetKind, profile: ServerProfile) -> Decoded:

@@ -74,3 +74,50 @@ def test_hostile_records_do_not_stop_the_run(
             5,
         )
         assert (states["F"], states["B"]) == ("online", "unloadable")
+
+
+def _cyclic() -> dict[str, object]:
+    config: dict[str, object] = {"name": "S"}
+    config["self"] = config
+    return config
+
+
+@pytest.mark.parametrize(
+    ("changes", "error", "message"),
+    [
+        (
+            {"server": None},
+            assetgate.InvalidServerVersion,
+            "invalid server version: None",
+        ),
+        ({"kind": "queue"}, assetgate.InvalidArgument, "invalid kind: 'queue'"),
+        ({"op": "delete"}, assetgate.InvalidArgument, "invalid operation: 'delete'"),
+        (
+            {"config": _cyclic()},
+            assetgate.InvalidArgument,
+            "config is not JSON-encodable",
+        ),
+    ],
+    ids=["server-none", "kind-queue", "op-delete", "cyclic-mapping"],
+)
+def test_api_misuse_raises_the_projects_errors(
+    changes: dict[str, object], error: type[Exception], message: str
+) -> None:
+    """Validate's caller mistakes raise assetgate's own errors, with a message."""
+    arguments: dict[str, object] = {
+        "config": {"name": "S"},
+        "kind": "stream",
+        "server": "2.12.8",
+    }
+    arguments.update(changes)
+    config = arguments.pop("config")
+    with pytest.raises(error, match=message):
+        assetgate.validate(config, **arguments)  # type: ignore[arg-type]
+
+
+def test_lone_surrogate_enum_value_is_answered() -> None:
+    """A lone surrogate escape in an enum value gets the server's reply, no exception."""
+    result = assetgate.validate(
+        b'{"name":"S","retention":"\\udc00"}', kind="stream", server="2.12.8"
+    )
+    assert (result.accepted, result.error and result.error.err_code) == (False, 10025)
