@@ -69,12 +69,20 @@ class Auth:
     tls_key: str | None = None
 
     def ssl_context(self) -> ssl.SSLContext | None:
-        """A TLS context when a CA or client certificate is given, else ``None``."""
+        """A TLS context when a CA or client certificate is given, else ``None``.
+
+        Raises:
+            PullError: a CA, certificate or key file cannot be read.
+        """
         if not (self.tls_ca or self.tls_cert):
             return None
-        context = ssl.create_default_context(cafile=self.tls_ca)
-        if self.tls_cert:
-            context.load_cert_chain(self.tls_cert, self.tls_key)
+        try:
+            context = ssl.create_default_context(cafile=self.tls_ca)
+            if self.tls_cert:
+                context.load_cert_chain(self.tls_cert, self.tls_key)
+        except (OSError, ssl.SSLError) as exc:
+            msg = f"cannot read the TLS files: {exc}"
+            raise PullError(msg) from None
         return context
 
 
@@ -94,11 +102,19 @@ class PullResult:
 
 def redact(url: str) -> str:
     """A URL without user information (``nats://u:p@h:4222`` -> ``nats://h:4222``)."""
-    parts = urllib.parse.urlsplit(url)
-    if not parts.username and not parts.password:
-        return url
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
+    try:
+        parts = urllib.parse.urlsplit(url)
+        if not parts.username and not parts.password:
+            return url
+        host = parts.hostname or ""
+        netloc = f"{host}:{parts.port}" if parts.port else host
+    except ValueError:  # unparsable: keep what precedes a user-information part
+        scheme, _, rest = url.rpartition("://")
+        return (
+            f"{scheme}://{rest.rpartition('@')[2]}"
+            if scheme
+            else rest.rpartition("@")[2]
+        )
     return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
 
 
@@ -168,12 +184,71 @@ class Where:
     api_level: int | None = None
 
 
+_DEFAULT_PORT: Final = 4222
+_INFO_LINE_LIMIT: Final = 64 * 1024
+
+
+async def server_info(url: str, request_s: float) -> dict[str, Any]:
+    """The INFO a server sends first, read on a connection that sends nothing.
+
+    A refused connection is named at once (nats-py would wait for its timeout), and
+    the INFO tells whether the server requires TLS before any credential is sent.
+    """
+    try:
+        parts = urllib.parse.urlsplit(url)
+        host = parts.hostname or "127.0.0.1"
+        port = parts.port or _DEFAULT_PORT
+    except ValueError as exc:
+        msg = f"invalid server URL: {redact(url)!r} ({exc})"
+        raise PullError(msg) from None
+    try:
+        reader, writer = await asyncio.wait_for(
+            asyncio.open_connection(host, port, limit=_INFO_LINE_LIMIT), request_s
+        )
+    except ConnectionRefusedError:
+        msg = f"cannot connect to {redact(url)}: connection refused"
+        raise PullError(msg) from None
+    except (OSError, TimeoutError, ValueError) as exc:
+        msg = f"cannot connect to {redact(url)}: {type(exc).__name__} {exc}".strip()
+        raise PullError(msg) from None
+    try:
+        line = await asyncio.wait_for(reader.readline(), request_s)
+    except (OSError, TimeoutError, ValueError) as exc:
+        msg = f"cannot connect to {redact(url)}: no INFO from the server ({exc})"
+        raise PullError(msg) from None
+    finally:
+        writer.close()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(writer.wait_closed(), 1.0)
+    head, _, body = line.partition(b" ")
+    try:
+        info = json.loads(body) if head == b"INFO" else None
+    except ValueError:
+        info = None
+    if not isinstance(info, dict):
+        msg = f"cannot connect to {redact(url)}: not a NATS server (no INFO)"
+        raise PullError(msg)
+    return info
+
+
 async def connect(url: str, auth: Auth, request_s: float) -> NatsClient:
     try:
         from nats.aio.client import Client as NatsClient
     except ImportError as exc:  # pragma: no cover - the extra is installed in tests
         msg = "assetgate pull needs nats-py: pip install 'assetgate[nats]'"
         raise PullError(msg) from exc
+    tls = auth.ssl_context()  # unreadable TLS files are named before any connection
+    info = await server_info(url, request_s)
+    if (tls is not None or urllib.parse.urlsplit(url).scheme == "tls") and not info.get(
+        "tls_required"
+    ):
+        # nats-py upgrades to TLS only when INFO says tls_required: it would send
+        # CONNECT, password included, in cleartext (seen on loopback)
+        msg = (
+            f"TLS was asked for, but {redact(url)} does not require TLS: refusing to "
+            "connect (credentials would go out in cleartext)"
+        )
+        raise PullError(msg)
     errors: list[str] = []
 
     async def on_error(exc: Exception) -> None:
@@ -192,7 +267,7 @@ async def connect(url: str, auth: Auth, request_s: float) -> NatsClient:
         "user": auth.user,
         "password": auth.password,
         "token": auth.token,
-        "tls": auth.ssl_context(),
+        "tls": tls,
     }
     options.update({key: value for key, value in given.items() if value is not None})
     nc = NatsClient()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import TYPE_CHECKING, Any, Final
 
@@ -205,3 +206,83 @@ def test_pull_over_tls_with_a_token(tmp_path: Path) -> None:
         assert WRONG_TOKEN not in str(info.value)
         with pytest.raises(PullError, match="cannot connect"):  # no CA: untrusted cert
             pull_account(server.url, Auth(token=TOKEN))
+
+
+class _RecordingProxy:
+    """A loopback TCP proxy in front of a real server that keeps what clients sent."""
+
+    def __init__(self, port: int) -> None:
+        import socket
+        import threading
+
+        self.sent = bytearray()
+        self._upstream = port
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._listener.settimeout(10.0)
+        self.port = self._listener.getsockname()[1]
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        import socket
+        import threading
+
+        while True:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(
+                ("127.0.0.1", self._upstream), timeout=10.0
+            )
+            threading.Thread(
+                target=self._pipe, args=(client, server, True), daemon=True
+            ).start()
+            threading.Thread(
+                target=self._pipe, args=(server, client, False), daemon=True
+            ).start()
+
+    def _pipe(self, source: Any, target: Any, record: bool) -> None:
+        try:
+            while data := source.recv(65536):
+                if record:
+                    self.sent += data
+                target.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for sock in (source, target):
+                with contextlib.suppress(OSError):
+                    sock.close()
+
+    def close(self) -> None:
+        self._listener.close()
+
+
+PASSWORD: Final = "pw-7c1e-secret"  # noqa: S105 - a test server's password
+
+
+@pytest.mark.parametrize("ask", ["tls-url", "tls-ca"])
+def test_pull_refuses_cleartext_when_tls_was_asked_for(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], ask: str
+) -> None:
+    """A tls:// URL or --tls-ca against a server without TLS: exit 2, no CONNECT sent."""
+    import trustme
+
+    ca_file = tmp_path / "ca.pem"
+    trustme.CA().cert_pem.write_to_path(str(ca_file))
+    config = f'authorization {{ user: "app", password: "{PASSWORD}" }}'
+    with NatsServer("2.12.8", tmp_path / "store", extra_config=config) as server:
+        proxy = _RecordingProxy(server.port)
+        try:
+            scheme = "tls" if ask == "tls-url" else "nats"
+            args = ["pull", "--server", f"{scheme}://127.0.0.1:{proxy.port}"]
+            args += ["--user", "app", "--password", PASSWORD]
+            if ask == "tls-ca":
+                args += ["--tls-ca", str(ca_file)]
+            code = main([*args, "-o", str(tmp_path / "out.jsonl")])
+        finally:
+            proxy.close()
+    err = capsys.readouterr().err
+    assert (code, "does not require TLS: refusing to connect" in err) == (2, True)
+    assert (b"CONNECT" in proxy.sent, PASSWORD.encode() in proxy.sent) == (False, False)
