@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -30,14 +32,13 @@ from assetgate.observed import (
 from assetgate.report import ReportFormat, render
 
 if TYPE_CHECKING:
-    import argparse
-
     from assetgate.check import Report
     from assetgate.levels import Catalogue
 
 __all__ = [
     "DEFAULT_FAIL_ON",
     "FAIL_ON_CHOICES",
+    "HelpFormatter",
     "UsageError",
     "parse_fail_on",
     "run_check",
@@ -60,6 +61,27 @@ FAIL_ON_CHOICES: Final = (
     "stamp_too_low",
     "stamp_too_high",
 )
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Wraps prose to the terminal; keeps indented lines (examples) as written.
+
+    ``RawDescriptionHelpFormatter`` left long descriptions to the terminal, which broke
+    words (``degrade d``).
+    """
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        lines = []
+        for line in text.splitlines():
+            if not line.strip() or line.startswith("  "):
+                lines.append(indent + line)
+            else:
+                lines.append(
+                    textwrap.fill(
+                        line, width, initial_indent=indent, subsequent_indent=indent
+                    )
+                )
+        return "\n".join(lines)
 
 
 class UsageError(Exception):

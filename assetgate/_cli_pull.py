@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import structlog
 
-from assetgate._cli_check import UsageError
+from assetgate._cli_check import HelpFormatter, UsageError
 from assetgate.pull import (
     Auth,
     PullError,
@@ -21,6 +20,7 @@ from assetgate.pull import (
 )
 
 if TYPE_CHECKING:
+    import argparse
     from typing import Any
 
 __all__ = ["add_pull_parser", "run_pull"]
@@ -49,7 +49,7 @@ def add_pull_parser(sub: Any) -> None:  # noqa: ANN401 - argparse's private subp
             "  assetgate pull --monitor http://n1:8222 --monitor http://n2:8222 -o fleet.jsonl\n"
             "  assetgate check before.jsonl --target 2.12.8 --compare-observed after.jsonl\n"
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     where = pull.add_mutually_exclusive_group(required=True)
     where.add_argument("--server", metavar="URL", help="a server: nats://HOST:PORT")

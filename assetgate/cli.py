@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 
 from assetgate import __version__
-from assetgate._cli_check import UsageError, run_check
+from assetgate._cli_check import HelpFormatter, UsageError, run_check
 from assetgate._cli_pull import add_pull_parser, run_pull
 from assetgate._cli_scan import add_scan_arguments, run_scan
 from assetgate._goscan import scan
@@ -77,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
             "accept, load, take offline, degrade or lose them, in the server's own words."
         ),
         epilog=_EPILOG_MAIN,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument(
         "--version", action="version", version=f"assetgate {__version__}"
@@ -114,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
             "  assetgate validate consumer.json --kind consumer --server 2.12.8 --format json\n"
             "  assetgate validate new.json --kind stream --server 2.12.8 --op update --existing old.json\n"
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     val.add_argument(
         "files",
@@ -195,7 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=OutputFormat.TEXT,
     )
     val.add_argument(
-        "--output", metavar="FILE", help="write the report here instead of stdout"
+        "--output", "-o", metavar="FILE", help="write the report here instead of stdout"
     )
 
     chk = sub.add_parser(
@@ -221,7 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
             "  assetgate check --verify-plan plan.json inv.jsonl\n"
             "  assetgate check big-fleet.jsonl --target 2.12.8 --workers 4 --format json -o r.json\n"
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     chk.add_argument(
         "inventory", metavar="INVENTORY", nargs="+", help="inventory files"
@@ -304,7 +304,7 @@ def build_parser() -> argparse.ArgumentParser:
             "  assetgate scan 'inv/*.jsonl' --target 2.12.8 --out scan-out "
             "--master spark://HOST:7077 --format sarif\n"
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     add_scan_arguments(scn)
 
@@ -315,7 +315,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="print or check the level catalogue",
         description="Print the release lines the catalogue describes, or check it against CHECKSUMS.",
         epilog="examples:\n  assetgate levels\n  assetgate levels --format json\n  assetgate levels --verify\n",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     lev.add_argument(
         "--verify",
@@ -334,7 +334,10 @@ def build_parser() -> argparse.ArgumentParser:
         default=OutputFormat.TEXT,
     )
     lev.add_argument(
-        "--output", metavar="FILE", help="write the listing here instead of stdout"
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="write the listing here instead of stdout",
     )
     return parser
 

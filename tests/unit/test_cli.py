@@ -423,3 +423,43 @@ def test_logging_follows_the_current_stderr(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(sys, "stderr", later)
     structlog.get_logger("t").info("second")
     assert '"event": "second"' in later.getvalue()
+
+
+def test_help_prose_is_wrapped_to_the_terminal() -> None:
+    """`check --help` wraps its prose at the terminal width (examples stay whole)."""
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "assetgate", "check", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "COLUMNS": "80"},
+    )
+    long = [
+        line
+        for line in done.stdout.splitlines()
+        if len(line) > 80 and not line.startswith("  assetgate ")
+    ]
+    assert long == []
+
+
+@pytest.mark.parametrize("command", ["validate", "levels"])
+def test_validate_and_levels_take_dash_o(
+    tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`-o FILE` writes the report to FILE, as in the other commands."""
+    out = tmp_path / "out.txt"
+    args = ["levels"]
+    if command == "validate":
+        args = [
+            "validate",
+            _write(tmp_path, "s.json", '{"name":"S"}'),
+            "--kind",
+            "stream",
+        ]
+        args += ["--server", "2.12.8"]
+    code = main([*_LEVELS, *args, "-o", str(out)])
+    assert (code, capsys.readouterr().out, out.stat().st_size > 0) == (0, "", True)
