@@ -20,6 +20,7 @@ from assetgate.check import (
     make_plan,
     observed_targets,
     parse_targets,
+    plan_digest,
 )
 from assetgate.gate import STATES
 from assetgate.inventory import Asset
@@ -118,11 +119,12 @@ def run_check(args: argparse.Namespace, catalogue: Catalogue) -> int:
         targets = {"*": plan.target.default} if plan.target.default else {}
         targets.update(plan.target.clusters)
         mode = plan.target.mode
+        _plan_agrees(plan, args, targets)
     else:
         if not args.target:
             msg = "--target is required (or --verify-plan PLAN)"
             raise UsageError(msg)
-        mode = args.mode
+        mode = args.mode or "cluster"
     compare = args.compare_observed is not None
     if compare and args.format not in {"text", "json", "markdown"}:
         msg = "--compare-observed prints text, json or markdown"
@@ -154,7 +156,7 @@ def run_check(args: argparse.Namespace, catalogue: Catalogue) -> int:
             raise UsageError(str(exc)) from None
         raise
     if plan is not None:
-        return _verify(plan, make_plan(report))
+        return _verify(args, plan, make_plan(report))
     if compare:
         return _compare(args, report, [r for r in inventory if isinstance(r, Asset)])
     _emit(args, render(report, ReportFormat(args.format)))
@@ -198,16 +200,50 @@ def _compare(args: argparse.Namespace, report: Report, assets: list[Asset]) -> i
     return 1 if any(c.agree is False for c in observed) or seen.errors else 0
 
 
-def _verify(old: Plan, new: Plan) -> int:
+def _plan_agrees(plan: Plan, args: argparse.Namespace, targets: dict[str, str]) -> None:
+    """A plan is used as made: its own digest, its target and mode (usage errors)."""
+    if plan_digest(plan) != plan.digest:
+        msg = f"plan {args.verify_plan!r}: its digest does not match its content (edited?)"
+        raise UsageError(msg)
+    if args.target:
+        try:
+            given = parse_targets(args.target)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        if given != targets:
+            msg = f"--verify-plan: the plan was made for target {_targets_text(targets)}, not {_targets_text(given)}"
+            raise UsageError(msg)
+    if args.mode and args.mode != plan.target.mode:
+        msg = f"--verify-plan: the plan was made for {plan.target.mode} mode, not {args.mode}"
+        raise UsageError(msg)
+
+
+def _targets_text(targets: dict[str, str]) -> str:
+    return ",".join(
+        version if cluster == "*" else f"{cluster}={version}"
+        for cluster, version in sorted(targets.items())
+    )
+
+
+def _verify(args: argparse.Namespace, old: Plan, new: Plan) -> int:
     changes, notes = compare_plans(old, new)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
+    if args.format == "json":
+        payload = {"plan": old.digest, "assets": len(new.verdicts), "changed": changes}
+        _emit(args, msgspec.json.format(msgspec.json.encode(payload)).decode() + "\n")
+        return 1 if changes else 0
+    if args.format not in {"text", "markdown"}:
+        msg = "--verify-plan prints text, json or markdown"
+        raise UsageError(msg)
+    bullet = "- " if args.format == "markdown" else "  "
     if not changes:
-        print(
+        head = (
             f"plan {old.digest[:12]}: no verdict changed ({len(new.verdicts)} assets)"
         )
+        _emit(args, head + "\n")
         return 0
-    print(f"plan {old.digest[:12]}: {len(changes)} verdict(s) changed")
-    for change in changes:
-        print(f"  {change}")
+    lines = [f"plan {old.digest[:12]}: {len(changes)} verdict(s) changed"]
+    lines += [f"{bullet}{change}" for change in changes]
+    _emit(args, "\n".join(lines) + "\n")
     return 1

@@ -70,6 +70,7 @@ __all__ = [
     "observed_targets",
     "parse_accept",
     "parse_targets",
+    "plan_digest",
 ]
 
 OBSERVED_TARGET: Final = "observed"
@@ -317,18 +318,24 @@ def make_plan(report: Report) -> Plan:
         asset_id(v): PlanVerdict(state=v.state, reason=v.reason, target=v.target)
         for v in report.assets
     }
-    body = msgspec.json.encode(
-        [report.catalogue.digest, report.inventory.digest, report.target, verdicts],
-        order="deterministic",
-    )
-    return Plan(
+    plan = Plan(
         format=PLAN_FORMAT,
-        digest=hashlib.sha256(body).hexdigest(),
+        digest="",
         catalogue=report.catalogue.digest,
         inventory=report.inventory.digest,
         target=report.target,
         verdicts=verdicts,
     )
+    return msgspec.structs.replace(plan, digest=plan_digest(plan))
+
+
+def plan_digest(plan: Plan) -> str:
+    """The digest of everything a plan's verdicts depend on (its ``digest`` aside)."""
+    body = msgspec.json.encode(
+        [plan.catalogue, plan.inventory, plan.target, plan.verdicts],
+        order="deterministic",
+    )
+    return hashlib.sha256(body).hexdigest()
 
 
 def compare_plans(old: Plan, new: Plan) -> tuple[list[str], list[str]]:

@@ -235,7 +235,11 @@ def build_parser() -> argparse.ArgumentParser:
         "'observed': each cluster at the lowest server_version its records carry "
         "(assetgate pull output)",
     )
-    chk.add_argument("--mode", choices=["single", "cluster"], default="cluster")
+    chk.add_argument(
+        "--mode",
+        choices=["single", "cluster"],
+        help="single server or clustered (default: cluster; with --verify-plan: the plan's)",
+    )
     chk.add_argument(
         "--format",
         choices=["text", "json", "markdown", "sarif", "junit"],

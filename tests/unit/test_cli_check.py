@@ -562,3 +562,53 @@ def test_compare_observed_takes_one_file_and_leaves_the_inventory() -> None:
         ["before.jsonl"],
         [""],
     )
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (
+            ["--target", "2.12.8"],
+            "--verify-plan: the plan was made for target 2.11.11, not 2.12.8",
+        ),
+        (
+            ["--mode", "single"],
+            "--verify-plan: the plan was made for cluster mode, not single",
+        ),
+    ],
+    ids=["other-target", "other-mode"],
+)
+def test_verify_plan_with_another_target_or_mode_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, extra: list[str], message: str
+) -> None:
+    """A plan is verified for the target and mode it was made for; others exit 2."""
+    plan = _plan(capsys, tmp_path, "2.11.11")
+    code = _check("--verify-plan", plan, DEMO, *extra)
+    assert (code, capsys.readouterr().err) == (2, f"assetgate: error: {message}\n")
+
+
+def test_an_edited_plan_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A plan whose content no longer matches its digest exits 2."""
+    plan = _plan(capsys, tmp_path, "2.11.11")
+    data = json.loads((tmp_path / "plan.json").read_text(encoding="utf-8"))
+    first = next(iter(data["verdicts"]))
+    data["verdicts"][first]["state"] = "online"
+    (tmp_path / "plan.json").write_text(json.dumps(data), encoding="utf-8")
+    code = _check("--verify-plan", plan, DEMO)
+    err = capsys.readouterr().err
+    assert (code, "its digest does not match its content" in err) == (2, True)
+
+
+def test_verify_plan_honours_the_format(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """--verify-plan --format json prints the plan's digest and the changes as JSON."""
+    plan = _plan(capsys, tmp_path, "2.11.11")
+    digest = json.loads((tmp_path / "plan.json").read_text(encoding="utf-8"))["digest"]
+    code = _check("--verify-plan", plan, DEMO, "--format", "json")
+    assert (code, json.loads(capsys.readouterr().out)) == (
+        0,
+        {"plan": digest, "assets": 29, "changed": []},
+    )
