@@ -108,6 +108,11 @@ def run_scan(args: argparse.Namespace, catalogue: Catalogue) -> int:
         conf[key] = value
     for version in targets.values():  # an unknown version fails before Spark starts
         catalogue.server(version)
+    local = [path for path in args.inventory if "://" not in path]
+    missing = [path for path in local if not Path(path).exists()]
+    if missing:  # as does a missing local input (a URI is Spark's to read)
+        msg = f"inventory not found: {', '.join(map(repr, missing))}"
+        raise UsageError(msg)
     for item in args.accept:  # as does a malformed acceptance
         try:
             parse_accept(item)

@@ -463,3 +463,24 @@ def test_validate_and_levels_take_dash_o(
         args += ["--server", "2.12.8"]
     code = main([*_LEVELS, *args, "-o", str(out)])
     assert (code, capsys.readouterr().out, out.stat().st_size > 0) == (0, "", True)
+
+
+def test_scan_checks_its_inputs_before_starting_spark() -> None:
+    """`scan` of a missing file exits 2 with one line, and no JVM was started."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from assetgate.cli import main\n"
+        "code = main(['scan', 'nope.jsonl', '--target', '2.11.11', '--out', 'out'])\n"
+        "from pyspark import SparkContext\n"
+        "print(code, SparkContext._gateway is None)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert (done.stdout, done.stderr) == (
+        "2 True\n",
+        "assetgate: error: inventory not found: 'nope.jsonl'\n",
+    )
