@@ -396,9 +396,22 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(name)
 
 
+_INT_DIGITS: Final = 4000  # below Python's int-string conversion limit (4,300)
+
+
+def _parse_int(text: str) -> int | _Float:
+    """A JSON integer; one too long for Python's conversion stays a literal number.
+
+    Any such number is outside every Go integer type: a field of an integer type
+    refuses it as Go does, and an unknown field skips it.
+    """
+    return int(text) if len(text) <= _INT_DIGITS else _Float(text)
+
+
 _PARSER: Final = json.JSONDecoder(
     object_pairs_hook=_Object,
     parse_float=_Float,
+    parse_int=_parse_int,
     parse_constant=_reject_constant,
 )
 

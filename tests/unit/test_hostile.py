@@ -121,3 +121,23 @@ def test_lone_surrogate_enum_value_is_answered() -> None:
         b'{"name":"S","retention":"\\udc00"}', kind="stream", server="2.12.8"
     )
     assert (result.accepted, result.error and result.error.err_code) == (False, 10025)
+
+
+@pytest.mark.parametrize("target", ["2.10.26", "2.12.8"])
+def test_huge_numbers_are_judged_as_go_does(
+    catalogue: Catalogue, tmp_path: Path, target: str
+) -> None:
+    """A huge number in an unknown field is skipped; in an int64 field Go refuses it."""
+    lines = [
+        _record("E", '{"name":"E","unknown_x":' + _HUGE + "}"),
+        _record("D", '{"name":"D","max_age":' + _HUGE + "}"),
+    ]
+    path = tmp_path / "numbers.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    report = assetgate.check([path], target=target, mode="single", catalogue=catalogue)
+    verdicts = {v.name: v for v in report.assets}
+    assert (
+        verdicts["E"].state != "unloadable",
+        verdicts["D"].state,
+        (verdicts["D"].reason or "").startswith("json: cannot unmarshal number 9999"),
+    ) == (True, "unloadable", True)
