@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Any, Final
 import pytest
 
 import assetgate
+from tests.realserver.conftest import Servers
 
 if TYPE_CHECKING:
-    from tests.realserver.conftest import Servers
+    from collections.abc import Iterator
 
 pytestmark = pytest.mark.realserver
 
@@ -168,6 +169,20 @@ STREAM_CASES: Final[tuple[tuple[str, dict[str, Any]], ...]] = (
 )
 
 
+@pytest.fixture(scope="module")
+def own(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
+    """One server per release for this module alone.
+
+    Its leading-wildcard subjects would meet other modules' streams (an overlap,
+    10065) on the session's shared servers, whatever order the modules run in.
+    """
+    registry = Servers(tmp_path_factory)
+    try:
+        yield registry
+    finally:
+        registry.close()
+
+
 def _nonzero(value: Any) -> Any:
     """A JSON value without its zero values (the server omits most of them)."""
     if isinstance(value, dict):
@@ -212,10 +227,10 @@ def _stored(reply: dict[str, Any], predicted: assetgate.Validation) -> tuple[Any
     ("case", "config"), STREAM_CASES, ids=[c for c, _ in STREAM_CASES]
 )
 def test_stream_check_matches_server(
-    servers: Servers, version: str, case: str, config: dict[str, Any]
+    own: Servers, version: str, case: str, config: dict[str, Any]
 ) -> None:
     """A create that breaks a stream check gets validate's predicted reply."""
-    running = servers.get(version)
+    running = own.get(version)
     subject = f"$JS.API.STREAM.CREATE.{config['name']}"
     reply = running.request(subject, json.dumps(config).encode())
     if "error" not in reply:  # accepted: remove it again, the store stays small
@@ -336,10 +351,10 @@ CONSUMER_CASES: Final[tuple[tuple[str, str, dict[str, Any]], ...]] = (
     ("case", "stream", "config"), CONSUMER_CASES, ids=[c for c, _, _ in CONSUMER_CASES]
 )
 def test_consumer_check_matches_server(
-    servers: Servers, version: str, case: str, stream: str, config: dict[str, Any]
+    own: Servers, version: str, case: str, stream: str, config: dict[str, Any]
 ) -> None:
     """A create that breaks a consumer check gets validate's predicted reply."""
-    running = servers.get(version)
+    running = own.get(version)
     stream_config = BASE_STREAMS[stream]
     running.request(
         f"$JS.API.STREAM.CREATE.{stream}", json.dumps(stream_config).encode()
