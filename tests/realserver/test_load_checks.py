@@ -158,15 +158,34 @@ TRANSITIONS: Final[dict[str, Transition]] = {
 }
 
 
+# /healthz answers these while a node's meta layer is still starting or catching up
+# (monitor.go, healthz): they say nothing about the assets, so the test waits them out
+_META_STARTING: Final = frozenset(
+    {
+        "JetStream is still recovering meta layer",
+        "JetStream has not established contact with a meta leader",
+        "JetStream is not current with the meta leader",
+    }
+)
+
+
 def _healthz(port: int | None) -> dict[str, Any]:
-    """The /healthz answer (200 or 503) of the server monitored on ``port``, as JSON."""
+    """The /healthz answer (200 or 503) of the server monitored on ``port``, as JSON.
+
+    While the node's meta layer is still starting (``_META_STARTING``) it asks again,
+    for at most ``_SETTLE_S``; the last answer is returned either way.
+    """
     url = f"http://127.0.0.1:{port}/healthz"
-    try:
-        with urllib.request.urlopen(url, timeout=5.0) as reply:
-            answer: dict[str, Any] = json.loads(reply.read())
-    except urllib.error.HTTPError as exc:
-        answer = json.loads(exc.read())
-    return answer
+    deadline = time.monotonic() + _SETTLE_S
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5.0) as reply:
+                answer: dict[str, Any] = json.loads(reply.read())
+        except urllib.error.HTTPError as exc:
+            answer = json.loads(exc.read())
+        if answer.get("error") not in _META_STARTING or time.monotonic() >= deadline:
+            return answer
+        time.sleep(0.25)
 
 
 def _log_reason(log: str, kind: str, stream: str, name: str) -> str | None:
