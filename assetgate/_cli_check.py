@@ -24,6 +24,7 @@ from assetgate.check import (
 )
 from assetgate.gate import STATES
 from assetgate.inventory import Asset
+from assetgate.matrix import check_matrix, is_release_set, matrix_failures, version_text
 from assetgate.observed import (
     Observations,
     compare_observed,
@@ -31,6 +32,7 @@ from assetgate.observed import (
     render_comparison,
 )
 from assetgate.report import ReportFormat, render
+from assetgate.report_matrix import render_matrix
 
 if TYPE_CHECKING:
     from assetgate.check import Report
@@ -89,26 +91,57 @@ class UsageError(Exception):
     """A usage problem (exit 2)."""
 
 
+FLOOR_ABOVE: Final = "floor-above="
+
+
 def parse_fail_on(text: str | None) -> tuple[str, ...]:
-    """The ``--fail-on`` list (default: any state but online, and any error)."""
+    """The ``--fail-on`` list (default: any state but online, and any error).
+
+    ``floor-above=VERSION`` items are kept as written (see :func:`floor_above`).
+    """
     if text is None:
         return DEFAULT_FAIL_ON
     items = tuple(item.strip() for item in text.split(",") if item.strip())
-    unknown = [item for item in items if item not in FAIL_ON_CHOICES and item != "none"]
+    for item in items:
+        if item.startswith(FLOOR_ABOVE):
+            try:
+                version_text(item.removeprefix(FLOOR_ABOVE))
+            except ValueError as exc:
+                raise UsageError(f"--fail-on {item}: {exc}") from None
+    unknown = [
+        item
+        for item in items
+        if item not in FAIL_ON_CHOICES
+        and item != "none"
+        and not item.startswith(FLOOR_ABOVE)
+    ]
     if unknown:
         choices = ", ".join(FAIL_ON_CHOICES)
-        msg = f"--fail-on: unknown {', '.join(map(repr, unknown))} (choose from {choices}, or none)"
+        msg = (
+            f"--fail-on: unknown {', '.join(map(repr, unknown))} (choose from "
+            f"{choices}, floor-above=VERSION, or none)"
+        )
         raise UsageError(msg)
     return tuple(item for item in items if item != "none")
 
 
+def floor_above(fail_on: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
+    """``fail_on`` without its ``floor-above=`` item, and that item's release."""
+    floors = [item for item in fail_on if item.startswith(FLOOR_ABOVE)]
+    rest = tuple(item for item in fail_on if not item.startswith(FLOOR_ABOVE))
+    if len(floors) > 1:
+        msg = "--fail-on: give floor-above= once"
+        raise UsageError(msg)
+    return rest, version_text(floors[0].removeprefix(FLOOR_ABOVE)) if floors else None
+
+
 def run_check(args: argparse.Namespace, catalogue: Catalogue) -> int:
     """Run ``assetgate check``; return the exit code (0 clean, 1 findings, 2 usage)."""
-    fail_on = parse_fail_on(args.fail_on)
-    missing = [path for path in args.inventory if not Path(path).exists()]
-    if missing:
-        msg = f"inventory not found: {', '.join(map(repr, missing))}"
-        raise UsageError(msg)
+    fail_on, floor = floor_above(parse_fail_on(args.fail_on))
+    _inventory_exists(args.inventory)
+    if args.target and any(is_release_set(t) for t in args.target):
+        return _run_matrix(args, catalogue, fail_on, floor)
+    _single_target(floor)
     plan: Plan | None = None
     if args.verify_plan:
         try:
@@ -171,6 +204,65 @@ def run_check(args: argparse.Namespace, catalogue: Catalogue) -> int:
                 file=sys.stderr,
             )
     return 1 if finding_rules(report, fail_on) else 0
+
+
+def _inventory_exists(paths: list[str]) -> None:
+    missing = [path for path in paths if not Path(path).exists()]
+    if missing:
+        msg = f"inventory not found: {', '.join(map(repr, missing))}"
+        raise UsageError(msg)
+
+
+def _single_target(floor: str | None) -> None:
+    """A single-target run has no floor to hold to ``floor-above=``."""
+    if floor is not None:
+        msg = "--fail-on floor-above= needs --target all or a release range (A..B)"
+        raise UsageError(msg)
+
+
+def _run_matrix(
+    args: argparse.Namespace,
+    catalogue: Catalogue,
+    fail_on: tuple[str, ...],
+    floor: str | None,
+) -> int:
+    """``--target all`` or ``A..B``: every release at once, the floors, the fixes."""
+    if len(args.target) != 1 or "=" in args.target[0] or "," in args.target[0]:
+        msg = "--target all or A..B stands alone (no per-cluster targets)"
+        raise UsageError(msg)
+    for flag, given in (
+        ("--verify-plan", args.verify_plan),
+        ("--plan-out", args.plan_out),
+        ("--compare-observed", args.compare_observed is not None),
+    ):
+        if given:
+            msg = f"{flag} takes one target, not {args.target[0]}"
+            raise UsageError(msg)
+    if floor is not None:
+        floor = catalogue.server(floor).version.text  # a release, not a line
+    try:
+        matrix = check_matrix(
+            list(args.inventory),
+            releases=args.target[0],
+            mode=args.mode or "cluster",
+            accept=args.accept or (),
+            fail_on=fail_on,
+            catalogue=catalogue,
+            workers=args.workers,
+        )
+    except ValueError as exc:
+        if type(exc) is ValueError:
+            raise UsageError(str(exc)) from None
+        raise
+    _emit(args, render_matrix(matrix, args.format))
+    for acceptance in matrix.accepted:
+        if not acceptance.matched:
+            print(
+                f"assetgate: warning: --accept {acceptance.rule}:{acceptance.asset} "
+                "matched nothing",
+                file=sys.stderr,
+            )
+    return 1 if matrix_failures(matrix, floor) else 0
 
 
 def _emit(args: argparse.Namespace, text: str) -> None:

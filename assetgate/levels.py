@@ -429,21 +429,28 @@ class Catalogue(msgspec.Struct, frozen=True, kw_only=True):
         _PROFILES[key] = profile
         return profile
 
+    def releases(self) -> tuple[str, ...]:
+        """Every release where some behaviour changes, oldest first.
+
+        The first patch of each range the catalogue distinguishes: a line's first
+        release, each ``[[versions]]`` range, and each ``from`` of a config check or a
+        cluster outcome. Every patch release behaves like the newest of these at or
+        below it.
+        """
+        named: set[str] = set()
+        for line in self.lines:
+            prefix = line.line + "."
+            named.update(r.first for r in line.ranges)
+            named.update(c.since for c in line.checks if c.since.startswith(prefix))
+            named.update(
+                o.since for o in line.cluster_outcomes if o.since.startswith(prefix)
+            )
+        return tuple(sorted(named, key=Version))
+
     def _newest_named(self, name: str) -> str | None:
         """The newest patch release of line ``name`` that the catalogue names."""
-        for line in self.lines:
-            if line.line == name:
-                named = [r.first for r in line.ranges]
-                named += [
-                    c.since for c in line.checks if c.since.startswith(name + ".")
-                ]
-                named += [
-                    o.since
-                    for o in line.cluster_outcomes
-                    if o.since.startswith(name + ".")
-                ]
-                return max(named, key=Version)
-        return None
+        named = [r for r in self.releases() if r.startswith(name + ".")]
+        return named[-1] if named else None
 
     def _profile(self, version: ServerVersion) -> ServerProfile:
         for line in self.lines:

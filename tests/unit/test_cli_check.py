@@ -612,3 +612,123 @@ def test_verify_plan_honours_the_format(
         0,
         {"plan": digest, "assets": 29, "changed": []},
     )
+
+
+# --- every release at once (--target all / A..B) ------------------------------------------
+
+
+def test_target_all_on_the_demo_exits_1_with_matrix_and_floors(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`--target all` prints a row per release and cluster, the floors and a verdict; exit 1."""
+    code = _check(DEMO, "--target", "all", "--mode", "single")
+    out = capsys.readouterr().out
+    assert code == 1
+    assert out.splitlines()[0].startswith(
+        "assetgate check: 21 releases, 2.10.0 to 2.15.0+"
+    )
+    assert "  west: lossless 2.10.0, offline-only 2.10.0" in out
+    assert "AG302 unloadable west/$G/RAFT_TAP on 2.10.28+, 2.11.2-2.15.0+" in out
+    assert out.rstrip().endswith(
+        "lowest lossless release: none, lowest offline-only release: none"
+    )
+
+
+def test_target_range_of_clean_releases_exits_0(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A plain stream is clean on every release: `--target all` exits 0, floor 2.10.0."""
+    inventory = tmp_path / "inv.jsonl"
+    record = {
+        "kind": "stream",
+        "name": "S",
+        "config": {"name": "S", "subjects": ["s.>"]},
+    }
+    inventory.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    code = _check(str(inventory), "--target", "all", "--format", "json")
+    payload = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert payload["floor"]["lossless"] == "2.10.0"
+    assert [f["rule"] for f in payload["findings"]] == ["stamp_missing"]
+    assert (
+        _check(str(inventory), "--target", "all", "--fail-on", "floor-above=2.10.0")
+        == 0
+    )
+
+
+def test_floor_above_fails_a_counter_stream_below_2_12(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--fail-on floor-above=2.11.9`: a counter stream's floor is 2.12.0, so exit 1."""
+    inventory = tmp_path / "inv.jsonl"
+    config = {
+        "name": "C",
+        "subjects": ["c.>"],
+        "allow_msg_counter": True,
+        "metadata": {"_nats.req.level": "2"},
+    }
+    record = {"kind": "stream", "name": "C", "config": config}
+    inventory.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    assert _check(str(inventory), "--target", "2.12.0..", "--mode", "single") == 0
+    ok = _check(
+        str(inventory), "--target", "2.12.0..", "--fail-on", "floor-above=2.12.0"
+    )
+    capsys.readouterr()
+    code = _check(
+        str(inventory), "--target", "2.12.0..", "--fail-on", "floor-above=2.11.9"
+    )
+    assert (ok, code) == (0, 1)
+    assert "lowest lossless release: 2.12.0" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--target", "all", "--fail-on", "floor-above=2.11"],
+            "a release line, not a release",
+        ),
+        (
+            ["--target", "2.11.11", "--fail-on", "floor-above=2.11.9"],
+            "needs --target all",
+        ),
+        (["--target", "all", "--fail-on", "floor-above=x"], "not a release"),
+        (["--target", "all", "--plan-out", "p.json"], "--plan-out takes one target"),
+        (["--target", "all", "--target", "east=2.11.11"], "stands alone"),
+        (["--target", "2.12.8..2.11.0"], "2.12.8 is above 2.11.0"),
+        (["--target", "2.11.0..2.13.0"], "there is no 2.13 line"),
+    ],
+)
+def test_matrix_usage_errors_exit_2(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    """Misused matrix options are one-line usage errors (exit 2), never a traceback."""
+    code = _check(DEMO, *args)
+    err = capsys.readouterr().err
+    assert (code, message in err, err.count("\n")) == (2, True, 1), err
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif", "markdown", "junit", "text"])
+def test_matrix_formats_render(capsys: pytest.CaptureFixture[str], fmt: str) -> None:
+    """Every format renders the matrix; SARIF results name their releases and fixes."""
+    import xml.etree.ElementTree as ET
+
+    code = _check(DEMO, "--target", "2.11.0..2.12.8", "--format", fmt)
+    out = capsys.readouterr().out
+    assert code == 1
+    if fmt == "sarif":
+        results = json.loads(out)["runs"][0]["results"]
+        assert results
+        assert all(r["properties"]["releases"] for r in results)
+        assert {r["ruleId"][:2] for r in results} == {"AG"}
+    elif fmt == "json":
+        payload = json.loads(out)
+        assert [r["release"] for r in payload["releases"]][:2] == ["2.11.0", "2.11.2"]
+        assert {f["cluster"] for f in payload["floors"]} == {"east", "west"}
+    elif fmt == "junit":
+        root = ET.fromstring(out)  # noqa: S314 - our own output
+        assert root.find("testsuite[@name='releases']") is not None
+    elif fmt == "markdown":
+        assert "## Floors" in out
+    else:
+        assert "floors (" in out
