@@ -26,3 +26,23 @@ def test_the_licence_is_the_one_pyproject_names() -> None:
         True,
         True,
     )
+
+
+def test_the_rollback_excerpt_is_real_output() -> None:
+    """Each line of the README's `--target all` excerpt is a line of the real output."""
+    import contextlib
+    import io
+
+    from assetgate.cli import main
+
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Can I roll back?", 1)[1]
+    excerpt = section.split("```text\n", 1)[1].split("```", 1)[0]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(
+            ["check", str(REPO / "fixtures/inventories/demo.jsonl"), "--target", "all"]
+        )
+    lines = set(out.getvalue().replace(str(REPO) + "/", "").splitlines())
+    missing = [line for line in excerpt.splitlines() if line and line not in lines]
+    assert (code, missing) == (1, [])
