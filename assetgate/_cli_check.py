@@ -231,6 +231,7 @@ def _run_matrix(
         msg = "--target all or A..B stands alone (no per-cluster targets)"
         raise UsageError(msg)
     for flag, given in (
+        ("--workers", args.workers not in {None, 1}),
         ("--verify-plan", args.verify_plan),
         ("--plan-out", args.plan_out),
         ("--compare-observed", args.compare_observed is not None),
@@ -248,7 +249,6 @@ def _run_matrix(
             accept=args.accept or (),
             fail_on=fail_on,
             catalogue=catalogue,
-            workers=args.workers,
         )
     except ValueError as exc:
         if type(exc) is ValueError:

@@ -37,7 +37,7 @@ from assetgate.outcomes import (
 from assetgate.subjects import find_overlaps
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterable, Mapping
 
     from assetgate.levels import Catalogue, ServerProfile
 
@@ -64,6 +64,8 @@ __all__ = [
     "asset_hash",
     "inventory_digest",
     "judge_asset",
+    "kept_by_account",
+    "overlap_entries",
     "parse_accept",
     "profile_for",
     "target_profile",
@@ -333,21 +335,7 @@ class Collector:
         online or degraded stream offline, so the judged state decides (the last
         record's, when a stream is listed twice), before settling.
         """
-        last: dict[tuple[str, str, str], str] = {}
-        for judged in self.duplicates:
-            verdict = judged.verdict
-            last[(verdict.cluster, verdict.account, verdict.stream)] = verdict.state
-        by_account: dict[AccountKey, list[tuple[str, tuple[str, ...]]]] = {}
-        streams = self.streams
-        for key in self.stream_keys():
-            judged = streams[key]
-            if last.get(key, judged.verdict.state) in KEEP_SUBJECTS:
-                account = (key[0], key[1])
-                kept = by_account.get(account)
-                if kept is None:
-                    kept = by_account[account] = []
-                kept.append((key[2], judged.subjects))
-        return by_account
+        return kept_by_account(self.stream_keys(), self.streams, self.duplicates)
 
     def overlaps(
         self,
@@ -369,24 +357,63 @@ class Collector:
                 account: find_overlaps(streams)
                 for account, streams in self.kept_streams().items()
             }
-        out: list[Overlap] = []
-        for (cluster, account), collisions in sorted(found.items()):
-            for a, subject_a, b, subject_b in collisions:
-                offline = tuple(
-                    name
-                    for name in (a, b)
-                    if states.get((cluster, account, name)) == "offline"
+        return overlap_entries(found, states)
+
+
+def kept_by_account(
+    keys: Iterable[tuple[str, str, str]],
+    streams: Mapping[tuple[str, str, str], Judged],
+    duplicates: Iterable[Judged],
+) -> dict[AccountKey, list[tuple[str, tuple[str, ...]]]]:
+    """Per account, in the order of ``keys``: the streams that keep their subjects.
+
+    Offline streams keep them, unloadable ones do not. Settling only turns an online
+    or degraded stream offline, so the judged state decides (the last record's, when a
+    stream is listed twice in ``duplicates``), before settling.
+    """
+    last: dict[tuple[str, str, str], str] = {}
+    for judged in duplicates:
+        verdict = judged.verdict
+        last[(verdict.cluster, verdict.account, verdict.stream)] = verdict.state
+    by_account: dict[AccountKey, list[tuple[str, tuple[str, ...]]]] = {}
+    for key in keys:
+        judged = streams[key]
+        if last.get(key, judged.verdict.state) in KEEP_SUBJECTS:
+            account = (key[0], key[1])
+            kept = by_account.get(account)
+            if kept is None:
+                kept = by_account[account] = []
+            kept.append((key[2], judged.subjects))
+    return by_account
+
+
+def overlap_entries(
+    found: Mapping[AccountKey, list[Collision]],
+    states: Mapping[tuple[str, str, str], str],
+) -> list[Overlap]:
+    """The overlaps of the collisions found per account, by account.
+
+    ``states`` holds each stream's state, by (cluster, account, name): a side that is
+    ``offline`` is named in the overlap (it keeps its subjects without serving).
+    """
+    out: list[Overlap] = []
+    for (cluster, account), collisions in sorted(found.items()):
+        for a, subject_a, b, subject_b in collisions:
+            offline = tuple(
+                name
+                for name in (a, b)
+                if states.get((cluster, account, name)) == "offline"
+            )
+            out.append(
+                Overlap(
+                    cluster=cluster,
+                    account=account,
+                    streams=(a, b),
+                    subjects=(subject_a, subject_b),
+                    offline=offline,
                 )
-                out.append(
-                    Overlap(
-                        cluster=cluster,
-                        account=account,
-                        streams=(a, b),
-                        subjects=(subject_a, subject_b),
-                        offline=offline,
-                    )
-                )
-        return out
+            )
+    return out
 
 
 def _by_name(judged: Judged) -> str:

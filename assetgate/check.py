@@ -10,6 +10,7 @@ Every input record is accounted for: ``records == assets + errors + ignored``.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 from typing import TYPE_CHECKING, Final
@@ -40,7 +41,9 @@ from assetgate.inventory import Asset, Ignored, RecordError, read_inventory
 from assetgate.levels import BUILD_LOCK, Catalogue, ServerProfile, load_catalogue
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+
+    from assetgate.gate import Verdict
 
 __all__ = [
     "ALWAYS_FAIL",
@@ -63,6 +66,7 @@ __all__ = [
     "asset_id",
     "check",
     "compare_plans",
+    "count_findings",
     "finding_rules",
     "inventory_digest",
     "iter_records",
@@ -252,32 +256,50 @@ def finding_rules(report: Report, fail_on: Iterable[str]) -> list[str]:
     whole-cluster outcome but ``ok`` (``crash: east``), and ``no-assets`` when the
     inventory holds no asset to judge.
     """
+    return [describe() for describe in _failing(report, fail_on)]
+
+
+def count_findings(report: Report, fail_on: Iterable[str]) -> int:
+    """How many findings fail the run: ``len(finding_rules(...))`` without the words."""
+    return sum(1 for _ in _failing(report, fail_on))
+
+
+def _failing(report: Report, fail_on: Iterable[str]) -> Iterator[Callable[[], str]]:
+    """Each finding that fails the run, as a function that words it."""
     wanted = set(fail_on) | set(ALWAYS_FAIL)
-    found: list[str] = [
-        f"{cluster.outcome}: {cluster.cluster or '(unnamed cluster)'}"
-        for cluster in report.clusters
-        if cluster.outcome != "ok" and cluster.accepted is None
-    ]
+    for cluster in report.clusters:
+        if cluster.outcome != "ok" and cluster.accepted is None:
+            yield functools.partial(
+                "{}: {}".format, cluster.outcome, cluster.cluster or "(unnamed cluster)"
+            )
     if report.summary.assets == 0:
-        found.append(f"no-assets: {_nothing_to_judge(report)}")
+        yield functools.partial("no-assets: {}".format, _nothing_to_judge(report))
     for verdict in report.assets:
         # an acceptance covers the findings of its rule only (``*``: all of them)
+        state, drift = verdict.state, verdict.drift
+        if state not in wanted and (drift is None or drift not in wanted):
+            continue
         rules = accepted_rules(verdict.accepted)
-        if verdict.state in wanted and not rules & {"*", verdict.state}:
-            found.append(f"{verdict.state}: {asset_id(verdict)}")
-        drift = verdict.drift
+        if state in wanted and not rules & {"*", state}:
+            yield functools.partial(_asset_finding, state, verdict)
         if drift is not None and drift in wanted and not rules & {"*", drift}:
-            found.append(f"{drift}: {asset_id(verdict)}")
+            yield functools.partial(_asset_finding, drift, verdict)
     if "errors" in wanted:
-        found.extend(f"error: {error.source}" for error in report.errors)
+        for error in report.errors:
+            yield functools.partial("error: {}".format, error.source)
     if "overlaps" in wanted:
-        found.extend(
-            f"overlap: {overlap.cluster}/{overlap.account} "
-            f"{overlap.streams[0]} ~ {overlap.streams[1]}"
-            for overlap in report.overlaps
-            if overlap.accepted is None
-        )
-    return found
+        for overlap in report.overlaps:
+            if overlap.accepted is None:
+                yield functools.partial(
+                    "overlap: {}/{} {} ~ {}".format,
+                    overlap.cluster,
+                    overlap.account,
+                    *overlap.streams,
+                )
+
+
+def _asset_finding(rule: str, verdict: Verdict) -> str:
+    return f"{rule}: {asset_id(verdict)}"
 
 
 def _nothing_to_judge(report: Report) -> str:

@@ -19,7 +19,7 @@ import msgspec
 
 from assetgate._compile import features_for
 from assetgate._goscan import go_quote
-from assetgate.configchecks import load_checker, load_notes
+from assetgate.configchecks import LineChecks, line_checks, load_checker, load_notes
 from assetgate.decode import Decoded, decode
 from assetgate.inventory import RecordError
 from assetgate.metadata import (
@@ -46,6 +46,7 @@ __all__ = [
     "classify_stream",
     "decode_stored",
     "judge",
+    "judge_many",
     "settle",
     "untargeted",
 ]
@@ -177,23 +178,128 @@ def judge(
 ) -> Judged:
     """Judge one asset on its own: decode it as the target does and apply section 4.1."""
     decoded = decode_stored(asset, profile)
-    state: State
-    reason: str | None = None
-    if decoded.lenient_error is not None or decoded.config is None:
-        state, reason = "unloadable", decoded.lenient_error or "cannot decode"
-    elif profile.switches.offline == "none":
-        state = "degraded" if decoded.dropped_fields else "online"
-    else:
-        reason = _offline_reason(decoded, profile, mode)
-        state = "online" if reason is None else "offline"
+    state, reason = _loaded_state(decoded, profile, mode)
     failed: CheckFailure | None = None
     notes: tuple[str, ...] = ()
     if state in _RECOVERED:  # the target re-runs its config checks on what it recovers
         failed, notes = _load_checks(decoded.config, asset.kind, profile, mode)
-        if failed is not None:
-            state, reason = "unloadable", failed.log_reason
+    return _judged(asset, decoded, (state, reason), failed, notes, profile, catalogue)
+
+
+def judge_many(
+    asset: Asset,
+    profiles: Sequence[ServerProfile],
+    mode: Mode,
+    catalogue: Catalogue,
+) -> list[Judged]:
+    """:func:`judge` against each of ``profiles``, sharing what releases share.
+
+    The decode is made once per release line, the config checks once per line
+    (:class:`~assetgate.configchecks.LineChecks`), the state before the checks once
+    per line and offline wording, the features once per line; a release that answers
+    as the one before it gets the same object (whose ``target`` names the first of
+    them). For ``check_matrix``.
+    """
+    decoded_of: dict[tuple[str, str], Decoded] = {}
+    loaded_of: dict[tuple[int, str, int | None], tuple[State, str | None]] = {}
+    results_of: dict[str, Any] = {}
+    features: dict[str, tuple[int, str] | None] = {}
+    out: list[Judged] = []
+    last: tuple[tuple[object, ...], Judged] | None = None
+    for profile, line_key, lines in _prepared(profiles, asset.kind, mode):
+        decoded = decoded_of.get(line_key)
+        if decoded is None:
+            decoded = decoded_of[line_key] = decode_stored(asset, profile)
+        switches = profile.switches
+        state_key = (id(decoded), switches.offline, switches.api_level)
+        loaded = loaded_of.get(state_key)
+        if loaded is None:
+            loaded = loaded_of[state_key] = _loaded_state(decoded, profile, mode)
+        failed: CheckFailure | None = None
+        notes: tuple[str, ...] = ()
+        if loaded[0] in _RECOVERED:  # every check of the line once, then this release's
+            results = results_of.get(line_key[0], _NOT_RUN)
+            if results is _NOT_RUN:
+                results = results_of[line_key[0]] = lines.run(decoded.config)
+            if results is not None:
+                failed, notes = lines.pick(profile, results)
+        key = (id(decoded), loaded, id(failed), notes, switches.stamps_level)
+        if last is not None and last[0] == key:
+            out.append(last[1])
+            continue
+        judged = _judged(
+            asset, decoded, loaded, failed, notes, profile, catalogue, features=features
+        )
+        last = (key, judged)
+        out.append(judged)
+    return out
+
+
+_NOT_RUN: Final = object()
+_PREPARED: dict[
+    tuple[tuple[int, ...], str, str],
+    tuple[
+        tuple[ServerProfile, ...],
+        list[tuple[ServerProfile, tuple[str, str], LineChecks]],
+    ],
+] = {}
+
+
+def _prepared(
+    profiles: Sequence[ServerProfile], kind: str, mode: Mode
+) -> list[tuple[ServerProfile, tuple[str, str], LineChecks]]:
+    """Per profile, once per list of profiles: its line key and its line's checks."""
+    # the profiles are held by the cache, so their ids stay theirs
+    key = (tuple(map(id, profiles)), kind, mode)
+    found = _PREPARED.get(key)
+    if found is None:
+        steps: list[tuple[ServerProfile, tuple[str, str], LineChecks]] = [
+            (
+                profile,
+                (profile.line.fingerprint, profile.switches.go_json),
+                line_checks(profile.line, kind, mode),
+            )
+            for profile in profiles
+        ]
+        found = _PREPARED[key] = (tuple(profiles), steps)
+    return found[1]
+
+
+def _loaded_state(
+    decoded: Decoded, profile: ServerProfile, mode: Mode
+) -> tuple[State, str | None]:
+    """The state a decoded stored config loads in, before the config checks."""
+    if decoded.lenient_error is not None or decoded.config is None:
+        return "unloadable", decoded.lenient_error or "cannot decode"
+    if profile.switches.offline == "none":
+        return ("degraded" if decoded.dropped_fields else "online"), None
+    reason = _offline_reason(decoded, profile, mode)
+    return ("online" if reason is None else "offline"), reason
+
+
+def _judged(  # noqa: PLR0917 - the parts of one judgement
+    asset: Asset,
+    decoded: Decoded,
+    loaded: tuple[State, str | None],
+    failed: CheckFailure | None,
+    notes: tuple[str, ...],
+    profile: ServerProfile,
+    catalogue: Catalogue,
+    *,
+    features: dict[str, tuple[int, str] | None] | None = None,
+) -> Judged:
+    """The judgement: the verdict (a failed check makes it unloadable), the subjects."""
+    state, reason = loaded
+    if failed is not None:
+        state, reason = "unloadable", failed.log_reason
     verdict = _verdict(
-        asset, decoded, state, reason, profile=profile, catalogue=catalogue
+        asset,
+        decoded,
+        state,
+        reason,
+        profile=profile,
+        catalogue=catalogue,
+        features=features,
     )
     if failed is not None or notes:
         check = None if failed is None else failed.check
@@ -343,18 +449,24 @@ def _verdict(
     *,
     profile: ServerProfile,
     catalogue: Catalogue,
+    features: dict[str, tuple[int, str] | None] | None = None,
 ) -> Verdict:
     metadata = getattr(decoded.config, "metadata", None) if decoded.config else None
     stamped = metadata.get(REQUIRED_LEVEL_KEY) if metadata else None
     if decoded.config is None:
         stamped = _raw_stamp(asset)
-    if decoded.config is not None and not decoded.unknown_fields:
+    known = decoded.config is not None and not decoded.unknown_fields
+    # what a config needs does not depend on the target: computed once per asset
+    key = "needs"
+    if features is not None and key in features:
+        needs: tuple[int, str] | None = features[key]
+    elif known:
         # the target knows every field: its rules and history give the same answer
-        needs: tuple[int, str] | None = features_for(
-            catalogue, profile.line, asset.kind
-        )(decoded.config)
+        needs = features_for(catalogue, profile.line, asset.kind)(decoded.config)
     else:
         needs = config_features(asset.config, asset.kind, catalogue)
+    if features is not None:
+        features[key] = needs
     required = None if needs is None else needs[0]
     return Verdict(
         source=asset.source,

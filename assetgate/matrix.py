@@ -26,8 +26,9 @@ from assetgate._collect import (
     ErrorEntry,
     InventoryInfo,
     Report,
+    parse_accept,
 )
-from assetgate.check import check, finding_rules
+from assetgate._multi import Release, judge_releases
 from assetgate.fixes import (
     Fix,
     cluster_code,
@@ -130,7 +131,9 @@ class MatrixFinding(msgspec.Struct, frozen=True, kw_only=True):
 
     ``rule`` is what ``--fail-on`` and ``--accept`` name (a state, a drift flag, a
     cluster outcome or ``overlap``); ``asset`` an asset id, a cluster name (outcomes)
-    or ``cluster/account A ~ B`` (overlaps).
+    or ``cluster/account A ~ B`` (overlaps). The assets a cluster outcome makes
+    ``unavailable`` are not findings of their own: the rows count them and the
+    cluster's finding names the cause.
     """
 
     code: str
@@ -217,7 +220,6 @@ def check_matrix(
     accept: Sequence[str] = (),
     fail_on: Iterable[str] = (),
     catalogue: Catalogue | None = None,
-    workers: int | None = 1,
 ) -> Matrix:
     """Judge an inventory against many releases at once.
 
@@ -228,7 +230,8 @@ def check_matrix(
         accept: ``RULE:ASSET`` exceptions, applied on every release.
         fail_on: what else fails a single-target run (each row's ``failing``).
         catalogue: the level catalogue (default: the packaged one).
-        workers: processes judging JSON Lines files, per release.
+
+    The judging runs in this process (no ``workers`` yet).
 
     Raises:
         ValueError: a malformed range or acceptance.
@@ -242,26 +245,26 @@ def check_matrix(
     if not rows:
         msg = "no release to judge"
         raise ValueError(msg)
-    wanted = tuple(fail_on)
     high = releases.partition("..")[2].strip() if isinstance(releases, str) else ""
     cap = cat.server(high).version.text if high else None
-    items = list(inventory)
+    rules = [parse_accept(item) for item in accept]
+    # releases that treat stored assets alike are judged once
     groups: dict[bytes, list[str]] = defaultdict(list)
     for release in rows:
         groups[_behaviour(cat.server(release), mode)].append(release)
+    ordered = sorted(groups.values(), key=lambda members: Version(members[0]))
     builder = _Builder(rows, mode, cat, cap=cap)
-    for members in groups.values():
-        report = check(
-            items,
-            target=members[0],
-            mode=mode,
-            accept=accept,
-            catalogue=cat,
-            workers=workers,
-        )
-        failing = len(finding_rules(report, wanted))
+    results = judge_releases(
+        inventory,
+        [cat.server(members[0]) for members in ordered],
+        mode,
+        cat,
+        rules=rules,
+        fail_on=tuple(fail_on),
+    )
+    for members, result in zip(ordered, results, strict=True):
         for release in members:
-            builder.add(release, report, failing)
+            builder.add(release, result)
     return builder.build()
 
 
@@ -330,8 +333,8 @@ def _behaviour(profile: ServerProfile, mode: Mode) -> bytes:
 
 
 FindingKey = tuple[
-    str, int, str, str | None, str | None
-]  # asset, occurrence, rule, reason, check
+    str, str, str, str | None, str | None
+]  # asset, source, rule, reason, check
 
 
 class _Group:
@@ -371,7 +374,10 @@ class _Builder:
         self.cat = cat
         self.row_of: dict[str, MatrixRow] = {}
         self.groups: dict[FindingKey, _Group] = {}
-        self.online: defaultdict[tuple[str, int], set[str]] = defaultdict(set)
+        # per asset (id, source): the releases where it is not online on its own;
+        # per release: the clusters that are down (every asset unavailable)
+        self.lossy: defaultdict[tuple[str, str], set[str]] = defaultdict(set)
+        self.down: dict[str, set[str]] = {}
         self.clusters: set[str] = set()
         # per release and cluster: (asset, state, reason) of what is not online
         self.not_online: dict[str, dict[str, list[tuple[str, str, str | None]]]] = {}
@@ -379,26 +385,32 @@ class _Builder:
         self.first: Report | None = None
         self.accepted: dict[tuple[str, str], set[str]] = {}
 
-    def add(self, release: str, report: Report, failing: int) -> None:
-        """Take in the report of ``release`` (judged by a release that behaves alike)."""
+    def add(self, release: str, result: Release) -> None:
+        """Take in what ``release`` does (judged by a release that behaves alike).
+
+        ``result.report`` lists only the verdicts that are not online or drift.
+        """
+        report, counts, failing = result
         if self.first is None:
             self.first = report
         profile = self.cat.server(release)
         outcomes = {c.cluster: c for c in report.clusters}
         self.outcomes[release] = outcomes
-        counts: defaultdict[str, Counter[str]] = defaultdict(Counter)
+        self.clusters.update(counts)
         lost: defaultdict[str, list[tuple[str, str, str | None]]] = defaultdict(list)
         stopped = _stopping_consumers(report.assets)
-        seen: Counter[str] = Counter()
+        down = {name for name, c in outcomes.items() if c.outcome != "ok"}
+        if down:
+            self.down[release] = down
         for verdict in report.assets:
+            # an asset its cluster's outcome makes unavailable is counted in the row;
+            # the cluster's own finding names the cause and the fix
+            if verdict.state == "unavailable" and verdict.drift is None:
+                continue
             ident = asset_id(verdict)
-            occurrence = seen[ident]
-            seen[ident] += 1
-            counts[verdict.cluster][verdict.state] += 1
-            self.clusters.add(verdict.cluster)
-            if verdict.state == "online":
-                self.online[(ident, occurrence)].add(release)
-            else:
+            occurrence = verdict.source
+            if verdict.state not in {"online", "unavailable"}:
+                self.lossy[(ident, occurrence)].add(release)
                 lost[verdict.cluster].append((ident, verdict.state, verdict.reason))
                 stream_key = (verdict.cluster, verdict.account, verdict.stream)
                 stopped_by = (
@@ -413,8 +425,6 @@ class _Builder:
                 group.releases.append(release)
                 if stopped_by is not None:
                     group.stopped_by = stopped_by
-                if verdict.state == "unavailable" and group.outcome is None:
-                    group.outcome = outcomes.get(verdict.cluster)
             if verdict.drift is not None:
                 group = self._group(
                     (ident, occurrence, verdict.drift, None, None),
@@ -428,7 +438,7 @@ class _Builder:
                 continue
             name = outcome.cluster
             group = self._group(
-                (name, 0, outcome.outcome, outcome.reason, None),
+                (name, "", outcome.outcome, outcome.reason, None),
                 cluster_code(outcome.outcome),
                 None,
                 cluster=name,
@@ -443,7 +453,7 @@ class _Builder:
                 f"{overlap.streams[0]} ~ {overlap.streams[1]}"
             )
             group = self._group(
-                (name, 0, "overlap", " ~ ".join(overlap.subjects), None),
+                (name, "", "overlap", " ~ ".join(overlap.subjects), None),
                 cluster_code("overlap"),
                 None,
                 cluster=overlap.cluster,
@@ -461,7 +471,7 @@ class _Builder:
             MatrixCell(
                 cluster=cluster,
                 outcome=outcomes[cluster].outcome if cluster in outcomes else "ok",
-                **{state: counts[cluster][state] for state in STATES},
+                **{state: counts.get(cluster, Counter())[state] for state in STATES},
             )
             for cluster in sorted(set(counts) | set(outcomes))
         ]
@@ -557,7 +567,7 @@ class _Builder:
             pins.extend(
                 Pin(asset=ident, floor="", release=release, state=state, reason=reason)
                 for ident, state, reason in lost.get(name, ())
-                if state in states and state != "unavailable"
+                if state in states
             )
         for name, outcome in sorted(self.outcomes[release].items()):
             if outcome.outcome != "ok" and (cluster is None or name == cluster):
@@ -605,7 +615,10 @@ class _Builder:
             profile = self.cat.server(releases[0])
             if group.verdict is not None:
                 above, below = self._nearest_online(
-                    (ident, occurrence), order[releases[0]], order[releases[-1]]
+                    (ident, occurrence),
+                    group.cluster,
+                    order[releases[0]],
+                    order[releases[-1]],
                 )
                 fixes = fixes_for(
                     group.verdict,
@@ -638,12 +651,16 @@ class _Builder:
         return out
 
     def _nearest_online(
-        self, key: tuple[str, int], low: int, high: int
+        self, key: tuple[str, str], cluster: str, low: int, high: int
     ) -> tuple[str | None, str | None]:
         """The nearest releases above ``high`` and below ``low`` where it is online."""
-        online = self.online.get(key, set())
-        above = next((r for r in self.rows[high + 1 :] if r in online), None)
-        below = next((r for r in reversed(self.rows[:low]) if r in online), None)
+        lossy = self.lossy.get(key, set())
+
+        def online(release: str) -> bool:
+            return release not in lossy and cluster not in self.down.get(release, ())
+
+        above = next((r for r in self.rows[high + 1 :] if online(r)), None)
+        below = next((r for r in reversed(self.rows[:low]) if online(r)), None)
         return above, below
 
 

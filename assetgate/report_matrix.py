@@ -120,15 +120,6 @@ def _pin_lines(floor: Floor, bullet: str) -> list[str]:
     return lines
 
 
-def _shown(matrix: Matrix) -> tuple[list[MatrixFinding], int]:
-    """The findings text and Markdown list, and how many unavailable ones they fold.
-
-    An unavailable asset's finding only repeats its cluster's outcome, which is listed.
-    """
-    shown = [f for f in matrix.findings if f.rule != "unavailable"]
-    return shown, len(matrix.findings) - len(shown)
-
-
 def _finding_head(finding: MatrixFinding, rows: Sequence[MatrixRow]) -> str:
     accepted = f" [accepted {finding.accepted}]" if finding.accepted else ""
     return (
@@ -195,14 +186,8 @@ def _text(matrix: Matrix) -> str:
         out.append("  " + escape_terminal(_floor_line(floor)))
         if floor.cluster is not None:
             out += [escape_terminal(line) for line in _pin_lines(floor, "    ")]
-    shown, folded = _shown(matrix)
     out += ["", f"findings ({len(matrix.findings)}):"]
-    if folded:
-        out.append(
-            f"  ({folded} findings of assets made unavailable by their cluster's "
-            "outcome are folded into it; JSON lists them)"
-        )
-    for finding in shown:
+    for finding in matrix.findings:
         out.append("  " + escape_terminal(_finding_head(finding, rows)))
         if finding.reason:
             out.append("    " + escape_terminal(finding.reason))
@@ -247,17 +232,8 @@ def _markdown(matrix: Matrix) -> str:
             f"| {escape_markdown(_name(floor.cluster))} | {floor.lossless or 'none'} | "
             f"{floor.offline_only or 'none'} | {pinned} |"
         )
-    shown, folded = _shown(matrix)
     out += ["", f"## Findings ({len(matrix.findings)})", ""]
-    if folded:
-        out += [
-            (
-                f"{folded} findings of assets made unavailable by their cluster's "
-                "outcome are folded into it (JSON lists them)."
-            ),
-            "",
-        ]
-    for finding in shown:
+    for finding in matrix.findings:
         out.append(f"- **{escape_markdown(_finding_head(finding, rows))}**")
         if finding.reason:
             out.append(f"  - {escape_markdown(finding.reason)}")

@@ -34,16 +34,18 @@ from assetgate.model import CONFIG_STRUCT
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-    from assetgate.levels import ConfigCheck, ErrorSpec, ServerProfile
+    from assetgate.levels import ConfigCheck, ErrorSpec, ReleaseLine, ServerProfile
 
 __all__ = [
     "CONSUMER",
     "STREAM",
     "CheckFailure",
     "Context",
+    "LineChecks",
     "Registered",
     "assumptions",
     "first_failure",
+    "line_checks",
     "load_checker",
     "load_notes",
     "plan",
@@ -331,7 +333,21 @@ def _compile(
     """One function running ``steps`` in order, each only when its guard holds."""
     if not steps:
         return None
-    known = {f.name for f in profile.line.structs[CONFIG_STRUCT[kind]].fields}
+    checks: Callable[[Any], CheckFailure | None] = _generate(
+        steps, context, profile.line, kind, collect=False
+    )
+    return checks
+
+
+def _generate(
+    steps: _Plan, context: Context, line: ReleaseLine, kind: str, *, collect: bool
+) -> Any:
+    """The function of ``steps``, each made only when its guard holds.
+
+    It returns the first failure (``collect`` false), or every failure by step index
+    (``None`` when there is none).
+    """
+    known = {f.name for f in line.structs[CONFIG_STRUCT[kind]].fields}
 
     def field(match: re.Match[str]) -> str:
         return match.group(0) if match.group(1) in known else "None"
@@ -339,10 +355,8 @@ def _compile(
     namespace: dict[str, Any] = {}
     for registered, _spec in steps:  # guards may call their module's helpers
         namespace.update(registered.function.__globals__)
-    namespace.update(
-        {"_ctx": context, "_fail": _failure, "_errors": profile.line.errors}
-    )
-    source = ["def _checks(c):"]
+    namespace.update({"_ctx": context, "_fail": _failure, "_errors": line.errors})
+    source = ["def _checks(c):", "    out = None"]
     for index, (registered, spec) in enumerate(steps):
         namespace[f"_f{index}"] = registered.function
         namespace[f"_s{index}"] = spec
@@ -350,12 +364,105 @@ def _compile(
         source.append(f"    if {guard}:")
         source.append(f"        values = _f{index}(c, _ctx, _s{index})")
         source.append("        if values is not None:")
-        source.append(f"            return _fail(_s{index}, values, _errors)")
-    source.append("    return None")
+        if collect:
+            source.append("            out = out or {}")
+            source.append(
+                f"            out[{index}] = _fail(_s{index}, values, _errors)"
+            )
+        else:
+            source.append(f"            return _fail(_s{index}, values, _errors)")
+    source.append("    return out")
     code = compile("\n".join(source), f"<assetgate checks {kind}>", "exec")
     exec(code, namespace)  # noqa: S102 - source built from the check modules' guards
-    checks: Callable[[Any], CheckFailure | None] = namespace["_checks"]
-    return checks
+    return namespace["_checks"]
+
+
+class LineChecks:
+    """Every load-time check and note of one release line, made once per config.
+
+    For judging one stored config against many releases of a line
+    (``check_matrix``): :meth:`run` makes each check or note any release of the line
+    makes, once; :meth:`pick` gives one release's answer from those results, the same
+    as :func:`load_checker` (the first failure in that release's order) and, when
+    nothing fails, :func:`load_notes`.
+    """
+
+    def __init__(self, line: ReleaseLine, kind: str, mode: Mode) -> None:
+        """Compile every load-time check and note of ``line`` for ``kind`` once."""
+        self.kind = kind
+        self.mode = mode
+        table = STREAM if kind == "stream" else CONSUMER
+        steps: list[tuple[Registered, ConfigCheck]] = []
+        for spec in line.checks:
+            if spec.kind != kind:
+                continue
+            for phase, source in (("load", table), ("note", NOTES)):
+                registered = source.get(spec.id)
+                if (
+                    phase in spec.on
+                    and registered is not None
+                    and not registered.needs_stream
+                ):
+                    steps.append((registered, spec))
+        # by value: equal catalogues loaded twice hold equal, not identical, entries
+        self.index = {_step_key(r, spec): i for i, (r, spec) in enumerate(steps)}
+        context = Context(phase="load", mode=mode)
+        self.function: Callable[[Any], dict[int, CheckFailure] | None] | None = (
+            _generate(tuple(steps), context, line, kind, collect=True)
+            if steps
+            else None
+        )
+        self._orders: dict[
+            int, tuple[ServerProfile, tuple[int, ...], tuple[int, ...]]
+        ] = {}
+
+    def run(self, config: Any) -> dict[int, CheckFailure] | None:
+        """Every failure of ``config``, by step (``None``: it passes everything)."""
+        return None if self.function is None else self.function(config)
+
+    def pick(
+        self, profile: ServerProfile, results: dict[int, CheckFailure] | None
+    ) -> tuple[CheckFailure | None, tuple[str, ...]]:
+        """What ``profile`` makes of ``results``: its first failure, else its notes."""
+        if results is None:
+            return None, ()
+        found = self._orders.get(id(profile))
+        if found is None or found[0] is not profile:
+            load = tuple(
+                self.index[_step_key(r, spec)]
+                for r, spec in plan(profile, self.kind, "load")
+                if not r.needs_stream
+            )
+            note = tuple(
+                self.index[_step_key(r, spec)]
+                for r, spec in plan(profile, self.kind, "note")
+                if not r.needs_stream
+            )
+            found = self._orders[id(profile)] = (profile, load, note)
+        _, load, note = found
+        for step in load:
+            failure = results.get(step)
+            if failure is not None:
+                return failure, ()
+        return None, tuple(
+            results[step].description for step in note if step in results
+        )
+
+
+def _step_key(registered: Registered, spec: ConfigCheck) -> tuple[str, bytes]:
+    return registered.id, msgspec.json.encode(spec)
+
+
+_LINE_CHECKS: dict[tuple[str, str, str], LineChecks] = {}
+
+
+def line_checks(line: ReleaseLine, kind: str, mode: Mode) -> LineChecks:
+    """The :class:`LineChecks` of a release line, built once."""
+    key = (line.fingerprint, kind, mode)
+    found = _LINE_CHECKS.get(key)
+    if found is None:
+        found = _LINE_CHECKS[key] = LineChecks(line, kind, mode)
+    return found
 
 
 def stored_config(
