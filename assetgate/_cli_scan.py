@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from assetgate._cli_check import DEFAULT_FAIL_ON, UsageError, parse_fail_on
 from assetgate.check import finding_rules, parse_accept, parse_targets
+from assetgate.matrix import is_release_set
 
 if TYPE_CHECKING:
     import argparse
@@ -95,6 +96,12 @@ def run_scan(args: argparse.Namespace, catalogue: Catalogue) -> int:
         msg = "scan needs Java 17 or later: install a JDK or set JAVA_HOME"
         raise UsageError(msg)
     fail_on = parse_fail_on(args.fail_on)
+    if any(is_release_set(target) for target in args.target):
+        msg = (
+            "scan judges one target; every release at once (--target all or A..B) is "
+            "`assetgate check`"
+        )
+        raise UsageError(msg)
     try:
         targets = parse_targets(args.target)
     except ValueError as exc:

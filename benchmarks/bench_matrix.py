@@ -3,12 +3,12 @@
 Run from the repository root::
 
     python benchmarks/bench_matrix.py [--assets 300000] [--target 2.12.8]
-        [--mode cluster] [--workers 1] [--rounds 1]
+        [--mode cluster] [--rounds 1]
 
 The inventory is ``bench_check``'s generated fleet (cached under ``.cache/bench``).
 Each round times, each in a fresh interpreter and in alternating order, ``check`` on one
-target and ``check_matrix`` over every release the catalogue distinguishes, with the
-same ``workers``. It prints the best time of each, the ratio (issue #14 bounds it at
+target and ``check_matrix`` over every release the catalogue distinguishes, both in one
+process (``workers=1``; the matrix has no worker pool yet). It prints the best time of each, the ratio (issue #14 bounds it at
 3x) and the peak resident memory of each child. Nothing here asserts on timing.
 """
 
@@ -34,14 +34,14 @@ import resource, sys, time
 from assetgate.check import check
 from assetgate.levels import load_catalogue
 from assetgate.matrix import check_matrix
-path, target, mode, workers, what = sys.argv[1:6]
+path, target, mode, what = sys.argv[1:5]
 catalogue = load_catalogue()
 start = time.perf_counter()
 if what == "one":
-    result = check([path], target=target, mode=mode, catalogue=catalogue, workers=int(workers))
+    result = check([path], target=target, mode=mode, catalogue=catalogue, workers=1)
     releases = 1
 else:
-    result = check_matrix([path], mode=mode, catalogue=catalogue, workers=int(workers))
+    result = check_matrix([path], mode=mode, catalogue=catalogue)
     releases = len(result.releases)
 took = time.perf_counter() - start
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -58,7 +58,6 @@ def timed(path: Path, args: argparse.Namespace, what: str) -> tuple[float, int, 
         str(path),
         args.target,
         args.mode,
-        str(args.workers),
         what,
     ]
     done = subprocess.run(command, capture_output=True, text=True, check=True)
@@ -72,7 +71,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--assets", type=int, default=300_000)
     parser.add_argument("--target", default="2.12.8")
     parser.add_argument("--mode", choices=("cluster", "single"), default="cluster")
-    parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--cache-dir", type=Path, default=REPO / ".cache" / "bench")
@@ -91,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
             )
     ratio = best["all"] / best["one"]
     print(
-        f"{args.assets:,} lines, {args.mode} mode, workers {args.workers}: one target "
+        f"{args.assets:,} lines, {args.mode} mode, one process: one target "
         f"{best['one']:.2f} s, --target all {best['all']:.2f} s: {ratio:.2f}x one target "
         "(issue #14 bound: 3x)"
     )

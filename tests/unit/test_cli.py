@@ -484,3 +484,22 @@ def test_scan_checks_its_inputs_before_starting_spark() -> None:
         "2 True\n",
         "assetgate: error: inventory not found: 'nope.jsonl'\n",
     )
+
+
+@pytest.mark.parametrize("target", ["all", "2.11.0..2.12.8"])
+def test_scan_refuses_a_release_set(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], target: str
+) -> None:
+    """`scan --target all` (or A..B) is a usage error pointing to `check`, before Spark."""
+    code = main(
+        [
+            "scan",
+            "fixtures/inventories/demo.jsonl",
+            "--target",
+            target,
+            "--out",
+            str(tmp_path / "out"),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert (code, "is `assetgate check`" in err, err.count("\n")) == (2, True, 1)
