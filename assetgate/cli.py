@@ -220,6 +220,8 @@ def build_parser() -> argparse.ArgumentParser:
             "  assetgate check inv.jsonl --target 2.11.11 --plan-out plan.json\n"
             "  assetgate check --verify-plan plan.json inv.jsonl\n"
             "  assetgate check big-fleet.jsonl --target 2.12.8 --workers 4 --format json -o r.json\n"
+            "  assetgate check inv.jsonl --target all                 # every release, floors, fixes\n"
+            "  assetgate check inv.jsonl --target 2.11.9.. --fail-on floor-above=2.11.9\n"
         ),
         formatter_class=HelpFormatter,
     )
@@ -233,7 +235,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="target version; per cluster as CLUSTER=VERSION (repeatable); "
         "in a rolling upgrade use the lowest version among the cluster's servers; "
         "'observed': each cluster at the lowest server_version its records carry "
-        "(assetgate pull output)",
+        "(assetgate pull output); 'all', or a range A..B (A.., ..B): every release "
+        "the catalogue distinguishes, with the rollback floors and a fix per finding",
     )
     chk.add_argument(
         "--mode",
@@ -253,7 +256,8 @@ def build_parser() -> argparse.ArgumentParser:
         "does: degraded, unloadable, detached and unavailable assets, a cluster outcome other "
         "than ok, and an inventory with no asset, unless --accept names them; also overlaps "
         "and drift flags stamp_missing, stamp_unparsable, stamp_too_low, stamp_too_high; "
-        "none)",
+        "with --target all or A..B: floor-above=VERSION, a cluster whose lowest "
+        "lossless release is above VERSION, or that loses an asset on it; none)",
     )
     chk.add_argument(
         "--accept",

@@ -361,3 +361,16 @@ def test_rules_doc_lists_every_code() -> None:
     text = (FIXTURES.parent / "docs" / "rules.md").read_text(encoding="utf-8")
     rows = [line for line in text.splitlines() if line.startswith("| AG")]
     assert rows == [f"| {c.code} | `{c.rule}` | {c.title} |" for c in CODES]
+
+
+@pytest.mark.parametrize(
+    "drift", ["stamp_missing", "stamp_unparsable", "stamp_too_low", "stamp_too_high"]
+)
+def test_every_drift_flag_has_an_update_fix(drift: str) -> None:
+    """Each drift flag's finding is fixed by updating the asset on a restamping server."""
+    report = check([DEMO], target="2.12.8", mode="single")
+    verdict = report.assets[0]
+    fixes = fixes_for(verdict, _cat().server("2.12.8"), _cat(), rule=drift)
+    assert [
+        (f.action, "_nats.req.level" in f.text or "stamp" in f.text) for f in fixes
+    ] == [("update", True)]
