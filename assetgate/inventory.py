@@ -24,6 +24,7 @@ only this module may change for it.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import errno
 import io
 import os
@@ -411,6 +412,9 @@ def read_records(data: bytes, source: str) -> list[InventoryEntry]:
     fast = _fast_canonical(data, source)
     if fast is not None:
         return [fast]
+    misspelt = _unknown_canonical_key(data)
+    if misspelt is not None:
+        return [RecordError(source=source, message=misspelt)]
     try:
         record = _decode(data)
     except _Malformed as exc:
@@ -523,6 +527,9 @@ def _read_first(
         return [RecordError(source=source, message=message)], rest
     except RecursionError:
         return [RecordError(source=source, message=_too_deep())], b""
+    misspelt = _unknown_canonical_key(data)
+    if misspelt is not None:
+        return [RecordError(source=source, message=misspelt)], b""
     return _dispatch_guarded(record, source), b""
 
 
@@ -670,8 +677,11 @@ def _read_single(
     return Ignored(source=source, reason="JSON object in no known inventory format")
 
 
-class _Canonical(msgspec.Struct, frozen=True):
-    """The canonical record, for the common case read in one decode."""
+class _Canonical(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The canonical record, for the common case read in one decode.
+
+    A key it does not know sends the record the long way, where it is an error.
+    """
 
     kind: str
     config: msgspec.Raw
@@ -729,6 +739,49 @@ def _fast_canonical(data: bytes, source: str) -> Asset | None:
         observed_state=record.observed_state,
         observed_reason=record.observed_reason,
         server_version=record.server_version,
+    )
+
+
+CANONICAL_KEYS: Final = (
+    "cluster",
+    "account",
+    "kind",
+    "stream",
+    "name",
+    "config",
+    "created",
+    "observed_state",
+    "observed_reason",
+    "server_version",
+    "api_level",
+)
+"""The top-level keys of a canonical record (``assetgate pull`` writes all of them)."""
+_TOP_KEYS: Final = msgspec.json.Decoder(dict[str, msgspec.Raw])
+
+
+def _unknown_canonical_key(data: bytes) -> str | None:
+    """Why a canonical stream or consumer record is refused for a key it cannot have.
+
+    A misspelt key (``"acount"``) must not silently fall back to a default.
+    """
+    if not data.startswith(b"{") or b'"kind"' not in data:
+        return None
+    try:
+        keys = _TOP_KEYS.decode(data)
+        kind = msgspec.json.decode(keys["kind"]) if "kind" in keys else None
+    except _FAST_FAILURES:
+        return None
+    if not isinstance(kind, str) or kind not in {"stream", "consumer"}:
+        return None
+    unknown = [key for key in keys if key not in CANONICAL_KEYS]
+    if not unknown:
+        return None
+    key = unknown[0]
+    close = difflib.get_close_matches(key, CANONICAL_KEYS, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return (
+        f"unknown key {key!r} in a canonical {kind} record{hint}; its keys are "
+        f"{', '.join(CANONICAL_KEYS)}"
     )
 
 

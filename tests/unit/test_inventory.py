@@ -1169,3 +1169,32 @@ def test_read_error_while_reading_a_document_ahead() -> None:
             "s:2", "cannot read inventory: Input/output error (EIO)", retriable=True
         ),
     ]
+
+
+@pytest.mark.parametrize("first", [True, False])
+def test_a_misspelt_top_level_key_is_a_record_error(
+    tmp_path: Path, first: bool
+) -> None:
+    """`"acount"` in a canonical record is an error naming the key it meant, not `$G`."""
+    good = '{"kind":"stream","config":{"name":"OK","subjects":["ok"]},"api_level":1}\n'
+    bad = '{"kind":"stream","acount":"A","config":{"name":"S","subjects":["s"]}}\n'
+    path = tmp_path / "inv.jsonl"
+    path.write_text(bad + good if first else good + bad, encoding="utf-8")
+    entries = list(read_inventory([path]))
+    errors = [e for e in entries if isinstance(e, RecordError)]
+    assets = [e for e in entries if isinstance(e, Asset)]
+    assert [a.name for a in assets] == ["OK"]
+    assert len(errors) == 1
+    assert errors[0].message.startswith(
+        "unknown key 'acount' in a canonical stream record (did you mean 'account'?)"
+    )
+
+
+def test_pull_records_keep_every_key_they_write() -> None:
+    """The keys `assetgate pull` writes are all canonical keys (a pull output stays readable)."""
+    from assetgate._pull_common import Where, make_record
+    from assetgate.inventory import CANONICAL_KEYS
+
+    where = Where(cluster="c", account="A", version="2.12.8", api_level=2)
+    record = make_record(where, "stream", "S", "S", config={"name": "S"})
+    assert set(record) <= set(CANONICAL_KEYS)
