@@ -356,8 +356,11 @@ def render_text(report: Report) -> str:
         for error in report.errors:
             retry = "retriable" if error.retriable else "not retriable"
             lines.append(f"  {esc(error.source)}: {esc(error.message)} ({retry})")
-    if summary.ignored:
-        lines += ["", f"ignored: {_plural(summary.ignored, 'record', 'records')}"]
+    if report.ignored:
+        lines += ["", f"ignored ({len(report.ignored)})"]
+        lines += [
+            f"  {esc(item.source)}: {esc(item.reason)}" for item in report.ignored
+        ]
     lines += ["", f"verdict: {_verdict_line(report)}"]
     return "\n".join(lines) + "\n"
 
@@ -542,6 +545,10 @@ def render_markdown(report: Report) -> str:
         for e in report.errors:
             retry = "yes" if e.retriable else "no"
             lines.append(_md_row([md(e.source), md(e.message), retry]))
+    if report.ignored:
+        lines += ["", "### Ignored records", "", "| source | reason |"]
+        lines.append("| --- | --- |")
+        lines += [_md_row([md(i.source), md(i.reason)]) for i in report.ignored]
     return "\n".join(lines) + "\n"
 
 
@@ -621,6 +628,11 @@ _SARIF_RULES: Final[dict[str, tuple[str, str, str]]] = {
         "Inventory record could not be read",
         "An inventory record is malformed; the asset it describes was not checked.",
     ),
+    "ignored": (
+        "note",
+        "Inventory record ignored",
+        "An inventory record holds no stream or consumer to judge (another kind, a names-only reply, a pull record); it is listed with the reason.",
+    ),
     "stamp_missing": (
         "note",
         "No required-level stamp",
@@ -675,6 +687,10 @@ def render_sarif(report: Report) -> str:
     results += [r for verdict in report.assets for r in _asset_results(verdict)]
     results.extend(_overlap_result(overlap, streams) for overlap in report.overlaps)
     results.extend(_error_result(error) for error in report.errors)
+    results.extend(
+        _result("ignored", item.reason, [_location(item.source)], item.source)
+        for item in report.ignored
+    )
     log = {
         "$schema": _SARIF_SCHEMA,
         "version": _SARIF_VERSION,
@@ -841,11 +857,14 @@ def render_junit(report: Report) -> str:
                 _child(case, "skipped", message=f"accepted {o.accepted}")
             else:
                 _child(case, "failure", message=_overlap_text(o), type="overlap")
-    if report.errors:
+    if report.errors or report.ignored:
         suite = _suite(root, "inventory")
         for e in report.errors:
             case = _case(suite, "record", e.source)
             _child(case, "error", message=e.message, type="record-error")
+        for i in report.ignored:
+            case = _case(suite, "record", i.source)
+            _child(case, "skipped", message=f"ignored: {i.reason}")
     _count(root, root.findall("testsuite"))
     ET.indent(root)
     body = ET.tostring(root, encoding="unicode")

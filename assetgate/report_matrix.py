@@ -194,6 +194,8 @@ def _text(matrix: Matrix) -> str:
         out += ["    fix: " + escape_terminal(fix.text) for fix in finding.fixes]
     for error in matrix.errors:
         out.append(escape_terminal(f"record error: {error.source}: {error.message}"))
+    for item in matrix.ignored:
+        out.append(escape_terminal(f"ignored: {item.source}: {item.reason}"))
     out += ["", _verdict(matrix)]
     return "\n".join(out) + "\n"
 

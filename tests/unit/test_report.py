@@ -312,7 +312,7 @@ def test_text_layout(report: Report) -> None:
         "      subjects 'events.>' and 'events.a' overlap (offline: EVENTS)"
     ) in text
     assert "errors (1)\n  inv.jsonl:7: invalid JSON (not retriable)" in text
-    assert "ignored: 1 record" in text
+    assert "ignored (1)\n  inv.jsonl:8: unknown kind 'kv'" in text
     assert lines[-1] == (
         "verdict: 4 of 6 assets not online (1 offline, 1 degraded, 1 unloadable, "
         "1 detached), 2 level-stamp drifts, 1 overlap, 1 record error; 1 accepted"
@@ -463,6 +463,7 @@ def test_sarif_envelope_and_rules(report: Report) -> None:
         "crash",
         "overlap",
         "record-error",
+        "ignored",
         "stamp_missing",
         "stamp_unparsable",
         "stamp_too_low",
@@ -488,7 +489,9 @@ def test_sarif_results(report: Report) -> None:
         ("stamp_missing", "note"),
         ("overlap", "error"),
         ("record-error", "error"),
+        ("ignored", "note"),
     ]
+    assert results[-1]["message"]["text"] == "unknown kind 'kv'"
     for result in results:
         assert rules[result["ruleIndex"]] == result["ruleId"]
         assert result["message"]["text"]
@@ -574,12 +577,12 @@ def test_junit_structure_and_counts(report: Report) -> None:
     out = render_junit(report)
     assert out.startswith('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites ')
     root = ET.fromstring(out.encode())  # noqa: S314 - our own output
-    assert _counts(root) == ("8", "4", "1", "1")
+    assert _counts(root) == ("9", "4", "1", "2")
     suites = {s.get("name"): s for s in root.findall("testsuite")}
     assert list(suites) == ["east/$G", "west/$G", "overlaps", "inventory"]
     assert _counts(suites["east/$G"]) == ("5", "3", "0", "1")
     assert _counts(suites["overlaps"]) == ("1", "1", "0", "0")
-    assert _counts(suites["inventory"]) == ("1", "0", "1", "0")
+    assert _counts(suites["inventory"]) == ("2", "0", "1", "1")
     cases = suites["east/$G"].findall("testcase")
     assert [(c.get("classname"), c.get("name")) for c in cases] == [
         ("stream", "east/$G/ORDERS"),
@@ -597,6 +600,9 @@ def test_junit_structure_and_counts(report: Report) -> None:
     error = suites["inventory"].find("testcase/error")
     assert error is not None
     assert error.attrib == {"message": "invalid JSON", "type": "record-error"}
+    ignored = suites["inventory"].find("testcase/skipped")
+    assert ignored is not None
+    assert ignored.attrib == {"message": "ignored: unknown kind 'kv'"}
 
 
 def test_junit_suite_without_cluster_is_named_by_account() -> None:
