@@ -692,6 +692,7 @@ class _Canonical(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     observed_state: str | None = None
     observed_reason: str | None = None
     server_version: str | None = None
+    servers: msgspec.Raw | None = None
 
 
 _CANONICAL: Final = msgspec.json.Decoder(_Canonical)
@@ -754,8 +755,10 @@ CANONICAL_KEYS: Final = (
     "observed_reason",
     "server_version",
     "api_level",
+    "servers",
 )
-"""The top-level keys of a canonical record (``assetgate pull`` writes all of them)."""
+"""The top-level keys of a canonical record (``assetgate pull`` writes all of them;
+``servers``, the servers that host the asset, only from a ``$SYS`` fleet pull)."""
 _TOP_KEYS: Final = msgspec.json.Decoder(dict[str, msgspec.Raw])
 
 

@@ -1198,3 +1198,22 @@ def test_pull_records_keep_every_key_they_write() -> None:
     where = Where(cluster="c", account="A", version="2.12.8", api_level=2)
     record = make_record(where, "stream", "S", "S", config={"name": "S"})
     assert set(record) <= set(CANONICAL_KEYS)
+
+
+@pytest.mark.parametrize("first", [True, False])
+def test_a_fleet_pull_record_with_its_servers_is_an_asset(
+    tmp_path: Path, first: bool
+) -> None:
+    """A `$SYS` fleet pull's `servers` key (hosting servers) is read, not refused."""
+    fleet = (
+        '{"cluster":"C1","account":"APP","kind":"stream","stream":"R3","name":"R3",'
+        '"config":{"name":"R3","subjects":["r3.>"]},"created":null,'
+        '"observed_state":"online","observed_reason":null,"server_version":"2.15.1",'
+        '"servers":["n1","n2","n3"]}\n'
+    )
+    other = '{"kind":"stream","config":{"name":"OK","subjects":["ok"]}}\n'
+    path = tmp_path / "fleet.jsonl"
+    path.write_text(fleet + other if first else other + fleet, encoding="utf-8")
+    entries = list(read_inventory([path]))
+    assert sorted(e.name for e in entries if isinstance(e, Asset)) == ["OK", "R3"]
+    assert not [e for e in entries if isinstance(e, RecordError)]
