@@ -33,6 +33,8 @@ from assetgate.observed import (
 )
 from assetgate.report import ReportFormat, render
 from assetgate.report_matrix import render_matrix
+from assetgate.report_rolling import ROLLING_FORMATS, render_rolling
+from assetgate.rolling import check_rolling, parse_rolling, rolling_failures
 
 if TYPE_CHECKING:
     from assetgate.check import Report
@@ -137,6 +139,8 @@ def floor_above(fail_on: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
 
 def run_check(args: argparse.Namespace, catalogue: Catalogue) -> int:
     """Run ``assetgate check``; return the exit code (0 clean, 1 findings, 2 usage)."""
+    if args.rolling is not None or args.nodes is not None:
+        return _run_rolling(args, catalogue)
     fail_on, floor = floor_above(parse_fail_on(args.fail_on))
     _inventory_exists(args.inventory)
     if args.target and any(is_release_set(t) for t in args.target):
@@ -263,6 +267,54 @@ def _run_matrix(
                 file=sys.stderr,
             )
     return 1 if matrix_failures(matrix, floor) else 0
+
+
+def _run_rolling(args: argparse.Namespace, catalogue: Catalogue) -> int:
+    """``--rolling FROM..TO``: every step of a node-by-node change (cluster mode)."""
+    if args.rolling is None:
+        msg = "--nodes goes with --rolling"
+        raise UsageError(msg)
+    _inventory_exists(args.inventory)
+    for flag, given in (
+        ("--target", args.target),
+        ("--mode single", args.mode == "single"),
+        ("--fail-on", args.fail_on is not None),
+        ("--workers", args.workers not in {None, 1}),
+        ("--verify-plan", args.verify_plan),
+        ("--plan-out", args.plan_out),
+        ("--compare-observed", args.compare_observed is not None),
+    ):
+        if given:
+            msg = f"--rolling does not go with {flag} (it names both releases)"
+            if flag != "--target":
+                msg = f"--rolling does not take {flag}"
+            raise UsageError(msg)
+    if args.format not in ROLLING_FORMATS:
+        msg = f"--rolling prints {', '.join(ROLLING_FORMATS)}, not {args.format}"
+        raise UsageError(msg)
+    try:
+        start, end = parse_rolling(args.rolling, catalogue)
+        rolling = check_rolling(
+            list(args.inventory),
+            start=start,
+            end=end,
+            nodes=args.nodes or 3,
+            accept=args.accept or (),
+            catalogue=catalogue,
+        )
+    except ValueError as exc:
+        if type(exc) is ValueError:
+            raise UsageError(str(exc)) from None
+        raise
+    _emit(args, render_rolling(rolling, args.format))
+    for acceptance in rolling.accepted:
+        if not acceptance.matched:
+            print(
+                f"assetgate: warning: --accept {acceptance.rule}:{acceptance.asset} "
+                "matched nothing",
+                file=sys.stderr,
+            )
+    return 1 if rolling_failures(rolling) else 0
 
 
 def _emit(args: argparse.Namespace, text: str) -> None:

@@ -222,6 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
             "  assetgate check big-fleet.jsonl --target 2.12.8 --workers 4 --format json -o r.json\n"
             "  assetgate check inv.jsonl --target all                 # every release, floors, fixes\n"
             "  assetgate check inv.jsonl --target 2.11.9.. --fail-on floor-above=2.11.9\n"
+            "  assetgate check inv.jsonl --rolling 2.12.8..2.11.11    # node by node\n"
         ),
         formatter_class=HelpFormatter,
     )
@@ -237,6 +238,20 @@ def build_parser() -> argparse.ArgumentParser:
         "'observed': each cluster at the lowest server_version its records carry "
         "(assetgate pull output); 'all', or a range A..B (A.., ..B): every release "
         "the catalogue distinguishes, with the rollback floors and a fix per finding",
+    )
+    chk.add_argument(
+        "--rolling",
+        metavar="FROM..TO",
+        help="instead of --target: the steps of a rolling upgrade or rollback from FROM to "
+        "TO, one node at a time (cluster mode): per step and cluster what the nodes of each "
+        "release do, with the meta leader on a newer and on an older node, and the first "
+        "step that goes wrong (text, json or markdown; exit 1 when a step is not ok)",
+    )
+    chk.add_argument(
+        "--nodes",
+        type=_nodes,
+        metavar="N",
+        help="with --rolling: nodes per cluster (default 3)",
     )
     chk.add_argument(
         "--mode",
@@ -453,6 +468,18 @@ def _workers(text: str) -> int:
         value = 0
     if value < 1:
         msg = f"invalid process count: {text!r} (use 1 or more)"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def _nodes(text: str) -> int:
+    """``--nodes``: a cluster of two nodes or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 2:  # noqa: PLR2004 - one node has no step in between
+        msg = f"invalid node count: {text!r} (use 2 or more)"
         raise argparse.ArgumentTypeError(msg)
     return value
 

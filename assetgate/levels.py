@@ -46,6 +46,9 @@ RuleCondition = Literal["set", "positive", "equals"]
 EnumMatch = Literal["raw", "lower", "string"]
 GoJson = Literal["1.23", "1.24", "1.25"]
 Outcome = Literal["ok", "crash", "meta_unavailable", "meta_state_lost"]
+MixedNode = Literal["exits", "stale"]
+"""What a node of this release does with an entry it cannot apply while another
+release leads the meta layer: ``exits`` (panics) or ``stale`` (falls behind)."""
 AssetKind = Literal["stream", "consumer"]
 Phase = Literal["create", "load", "store", "note"]
 
@@ -120,6 +123,9 @@ class _OutcomeSpec(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     reason: str = ""
     asset_reason: str = ""
     note: str = ""
+    mixed: MixedNode | None = None
+    mixed_leader: Outcome | None = None
+    mixed_note: str = ""
 
 
 class _CheckSpec(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -270,6 +276,13 @@ class ClusterOutcomeRule(msgspec.Struct, frozen=True, kw_only=True):
         since: the first patch release the fact holds for (``from``; default: the
             line's first); it holds until an entry with the same id and a later
             ``from`` replaces it.
+        mixed: in a cluster whose nodes run different releases, what a node of this
+            release does with the entry while a newer node leads the meta layer:
+            ``exits`` (it panics, whoever leads) or ``stale`` (it cannot apply the
+            entry and falls behind the meta leader). ``None`` when ``outcome`` is ok.
+        mixed_leader: for ``stale``: what the cluster suffers once a node of this
+            release is its meta leader.
+        mixed_note: how the mixed-cluster facts are known (observed runs, or assumed).
     """
 
     id: str
@@ -282,6 +295,9 @@ class ClusterOutcomeRule(msgspec.Struct, frozen=True, kw_only=True):
     asset_reason: str
     note: str
     since: str
+    mixed: MixedNode | None = None
+    mixed_leader: Outcome | None = None
+    mixed_note: str = ""
 
 
 class ConfigCheck(msgspec.Struct, frozen=True, kw_only=True):
@@ -919,6 +935,15 @@ class _Fold:
             if spec.outcome != "ok" and not (spec.reason and spec.asset_reason):
                 self.problems.append(f"{where}: no reason or asset_reason text")
                 continue
+            if (spec.outcome != "ok") != (spec.mixed is not None):
+                self.problems.append(
+                    f"{where}: mixed (what a node of this release does in a cluster "
+                    "of several releases) goes with every outcome but ok"
+                )
+                continue
+            if (spec.mixed == "stale") != (spec.mixed_leader is not None):
+                self.problems.append(f'{where}: mixed_leader goes with mixed = "stale"')
+                continue
             added.append(
                 ClusterOutcomeRule(
                     id=spec.id,
@@ -931,6 +956,9 @@ class _Fold:
                     asset_reason=spec.asset_reason,
                     note=spec.note,
                     since=first,
+                    mixed=spec.mixed,
+                    mixed_leader=spec.mixed_leader,
+                    mixed_note=spec.mixed_note,
                 )
             )
         added.sort(key=lambda rule: Version(rule.since))
