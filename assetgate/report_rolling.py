@@ -20,7 +20,11 @@ if TYPE_CHECKING:
 __all__ = ["ROLLING_FORMATS", "render_rolling"]
 
 ROLLING_FORMATS: Final = ("text", "json", "markdown")
-_LEADER: Final = {None: "", "newer": "leader on newer: ", "older": "leader on older: "}
+_LEADER: Final = {
+    None: "",
+    "newer": "leader kept on newer: ",
+    "older": "leader moved to older: ",
+}
 
 
 def render_rolling(rolling: Rolling, fmt: str) -> str:
@@ -43,7 +47,8 @@ def _states(step: RollingStep) -> str:
     if step.leader_newer == step.leader_older:
         return step.state
     return (
-        f"{step.leader_newer} (leader on newer) / {step.leader_older} (leader on older)"
+        f"{step.leader_newer} (leader kept on newer) / "
+        f"{step.leader_older} (leader moved to older)"
     )
 
 
@@ -114,16 +119,17 @@ def _text(rolling: Rolling) -> list[str]:
         out.append(f"cluster {escape_terminal(cluster.cluster or '(unnamed cluster)')}")
         for step in cluster.steps:
             out.append(f"  step {step.step}  {_nodes(step):<28} {_states(step)}")
-            out += [
-                "           " + escape_terminal(_LEADER[leader] + _effect(effect))
-                for leader, effect in step.effects
-            ]
+            shown: tuple[str, ...] = ()
             for leader, effect in step.effects:
-                if effect.assets and leader != "older":
-                    shown = ", ".join(effect.assets[:5])
-                    more = len(effect.assets) - 5
+                out.append(
+                    "           " + escape_terminal(_LEADER[leader] + _effect(effect))
+                )
+                if effect.assets and effect.assets != shown:
+                    shown = effect.assets
+                    more = len(shown) - 5
                     tail = f" and {more} more" if more > 0 else ""
-                    out.append("             assets: " + escape_terminal(shown) + tail)
+                    names = escape_terminal(", ".join(shown[:5]))
+                    out.append(f"             assets: {names}{tail}")
         out.append("  " + escape_terminal(_conclusion(cluster, rolling)))
     out += [escape_terminal(line) for line in _records(rolling)]
     out.append(_verdict(rolling))
@@ -137,7 +143,7 @@ def _markdown(rolling: Rolling) -> list[str]:
         out += [
             f"## Cluster {name}",
             "",
-            "| step | nodes | leader on newer | leader on older | what happens |",
+            "| step | nodes | leader kept on newer | leader moved to older | what happens |",
             "|---:|---|---|---|---|",
         ]
         for step in cluster.steps:

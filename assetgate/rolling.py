@@ -343,7 +343,7 @@ def _whole(report: Report, cluster: str) -> tuple[StepState, list[RollingEffect]
             effects.append(
                 RollingEffect(
                     state=_FROM_STATE[state],
-                    what=f"{len(verdicts)} {state} on {verdicts[0].target}",
+                    what=f"{len(verdicts)} asset(s) {state} on {verdicts[0].target}",
                     reason=verdicts[0].reason,
                     assets=tuple(asset_id(v) for v in verdicts),
                 )
@@ -378,7 +378,8 @@ def _outcome_effects(
     if exits:
         down = others < quorum
         tail = (
-            f"; {others} of {nodes} nodes are no meta quorum: JetStream is unavailable"
+            f"; {others} of {nodes} nodes are not a meta quorum: JetStream is "
+            "unavailable"
             if down
             else f"; the other {others} keep the meta quorum"
         )
@@ -405,19 +406,93 @@ def _outcome_effects(
                 assumed=assumed,
             )
         ]
-    down = its_nodes >= quorum
-    tail = "; without a current majority JetStream is unavailable" if down else ""
+    # a stale node still stores and acknowledges the meta log, so the leader keeps its
+    # quorum and the API answers; but it applies none of the cluster's assignments, so
+    # it runs no replica: an asset serves while the other nodes hold its majority
     return [
         RollingEffect(
-            state="unavailable" if down else "degraded",
+            state="degraded",
             what=(
-                f"the {its_nodes} node(s) on {version} cannot apply the meta entry and "
-                f"fall behind the meta leader{tail}"
+                f"the {its_nodes} node(s) on {version} cannot apply the meta entries, "
+                "fall behind the meta leader (their /healthz: JetStream is not current "
+                "with the meta leader) and run no replica"
             ),
             reason=outcome.reason,
             assets=outcome.assets,
             facts=tuple(r.id for r in stale),
             assumed=assumed,
+        ),
+        *_replica_effects(
+            [v for v in report.assets if v.cluster == cluster],
+            its_nodes,
+            nodes,
+            version,
+        ),
+    ]
+
+
+def _replica_effects(
+    verdicts: Sequence[Verdict], without: int, nodes: int, version: str
+) -> list[RollingEffect]:
+    """Assets whose replicas on ``without`` nodes (of ``version``) do not run.
+
+    Placement is not known, so the worst is assumed (a replicated asset of a cluster
+    its size has a replica on every node).
+    """
+    serving: list[str] = []
+    stopped: list[str] = []
+    for verdict in verdicts:
+        replicas = min(verdict.replicas or 1, nodes)
+        running = replicas - min(replicas, without)
+        (serving if running >= replicas // 2 + 1 else stopped).append(asset_id(verdict))
+    effects: list[RollingEffect] = []
+    if serving:
+        effects.append(
+            RollingEffect(
+                state="degraded",
+                what=(
+                    f"{len(serving)} asset(s) serve without their replicas on the "
+                    f"{version} nodes"
+                ),
+                assets=tuple(serving),
+            )
+        )
+    if stopped:
+        effects.append(
+            RollingEffect(
+                state="offline",
+                what=(
+                    f"{len(stopped)} asset(s) do not serve: the {version} nodes hold a "
+                    "majority of their replicas (or their one replica)"
+                ),
+                assets=tuple(stopped),
+            )
+        )
+    return effects
+
+
+def _last_leader(
+    cluster: str, older: Report, rules: Sequence[ClusterOutcomeRule]
+) -> list[RollingEffect]:
+    """The last step of a rollback: only older nodes are left to lead the meta layer."""
+    outcome = next(o for o in older.clusters if o.cluster == cluster)
+    stale = [r for r in rules if r.id in outcome.facts and r.mixed == "stale"]
+    if not stale:
+        return []
+    worst = max(
+        (r.mixed_leader or "ok" for r in stale), key=lambda o: _RANK[_FROM_OUTCOME[o]]
+    )
+    return [
+        RollingEffect(
+            state=_FROM_OUTCOME[worst],
+            what=(
+                f"the last newer node leaves: if the nodes on {older.target.version} "
+                f"elect a meta leader among themselves, {worst}"
+            ),
+            reason=outcome.reason,
+            assets=outcome.assets,
+            facts=tuple(r.id for r in stale),
+            assumed=any(r.mixed_note.startswith("Assumed") for r in stale),
         )
     ]
 
@@ -440,7 +515,7 @@ def _asset_effects(
         faulty = [
             (v, count)
             for v, count in ((mine, older_nodes), (theirs, nodes - older_nodes))
-            if v is not None and v.state != "online"
+            if v is not None and (v.own_state or v.state) != "online"
         ]
         if not faulty:
             continue
@@ -449,25 +524,28 @@ def _asset_effects(
         running = replicas - min(replicas, failing_nodes)
         serves = running >= replicas // 2 + 1
         verdict = faulty[0][0]
+        other = (theirs if verdict is mine else mine) or verdict
         if serves:
             state: StepState = "degraded"
-            words = "serve from the nodes of the other release only"
-        elif verdict.state == "degraded":  # loaded without some fields: still serves
+            words = f"serve from the {other.target} nodes only"
+        elif (verdict.own_state or verdict.state) == "degraded":  # still serves
             state, words = "degraded", "serve without the fields it drops"
         else:
             state = "offline"
             words = (
-                "may not serve (one replica, placed on a node of that release)"
+                f"may not serve (one replica, perhaps on a {verdict.target} node)"
                 if replicas == 1
-                else "do not serve: that release holds a majority of their replicas"
+                else f"do not serve: {verdict.target} nodes hold a majority of their "
+                "replicas"
             )
-        key = (state, f"{verdict.state} on {verdict.target}", words)
+        own = verdict.own_state or verdict.state
+        key = (state, f"{own} on {verdict.target}", words)
         groups.setdefault(key, []).append(verdict)
     return [
         RollingEffect(
             state=state,
             what=f"{len(found)} asset(s) {which} {words}",
-            reason=found[0].reason,
+            reason=found[0].own_reason or found[0].reason,
             assets=tuple(asset_id(v) for v in found),
         )
         for (state, which, words), found in sorted(groups.items())
@@ -514,6 +592,9 @@ def _cluster(name: str, change: _Change) -> RollingCluster:
         by_leader: dict[Leader, StepState] = {}
         if step in {0, nodes}:
             state, found = _whole(before if step == 0 else after, name)
+            if step == nodes and not upgrade:
+                found += _last_leader(name, older, older_rules)
+                state = _worst(e.state for e in found)
             effects.extend((None, e) for e in found)
             by_leader = {"newer": state, "older": state}
         elif _down(newer, name):  # neither release applies the entry

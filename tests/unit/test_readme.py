@@ -46,3 +46,29 @@ def test_the_rollback_excerpt_is_real_output() -> None:
     lines = set(out.getvalue().replace(str(REPO) + "/", "").splitlines())
     missing = [line for line in excerpt.splitlines() if line and line not in lines]
     assert (code, missing) == (1, [])
+
+
+def test_the_rolling_excerpt_is_real_output() -> None:
+    """Each line of the README's `--rolling` excerpt is a line of one of its two runs."""
+    import contextlib
+    import io
+
+    from assetgate.cli import main
+
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split("### Step by step: a rolling upgrade or rollback", 1)[1]
+    excerpt = section.split("```text\n", 1)[1].split("```", 1)[0]
+    lines: set[str] = set()
+    codes = []
+    for change in ("2.15.1..2.12.8", "2.12.8..2.11.11"):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            inventory = str(REPO / "fixtures/inventories/rolling.jsonl")
+            codes.append(main(["check", inventory, "--rolling", change]))
+        lines |= set(out.getvalue().splitlines())
+    missing = [
+        line
+        for line in excerpt.splitlines()
+        if line and line != "..." and line not in lines
+    ]
+    assert (codes, missing) == ([1, 1], [])
