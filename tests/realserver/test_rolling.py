@@ -363,3 +363,40 @@ def _create_flow(cluster: NatsCluster) -> None:
         "$JS.API.CONSUMER.CREATE.FC.FCC",
         {"stream_name": "FC", "config": config},
     )
+
+
+@pytest.mark.parametrize("leader", ["newer", "older"])
+def test_upgrade_2_12_8_to_2_15_1_of_what_2_12_8_wrote(
+    tmp_path: Path, leader: str
+) -> None:
+    """Assets 2.12.8 wrote: every step of the upgrade to 2.15.1 is ok, and serves."""
+    older, newer = "2.12.8", "2.15.1"
+    with _cluster(older, tmp_path / "c") as cluster:
+        _api(
+            cluster,
+            "$JS.API.STREAM.CREATE.ORD",
+            {"name": "ORD", "subjects": ["ord.>"], "num_replicas": 3},
+        )
+        _api(cluster, "$JS.API.STREAM.CREATE.CNT", COUNTER)
+        body = {
+            "stream_name": "ORD",
+            "config": {"durable_name": "C1", "ack_policy": "explicit"},
+        }
+        _api(cluster, "$JS.API.CONSUMER.CREATE.ORD.C1", body)
+        inventory = _pull(cluster, tmp_path)
+        forth = check_rolling([inventory], start=older, end=newer)
+        assert _states(forth, leader) == ["ok"] * 4
+        for step, name in enumerate(ORDER, start=1):
+            cluster.restart_node(name, newer, settle_s=1.0)
+            _place_leader(cluster, newer if leader == "newer" else older)
+            assert _publish(cluster, "ord.x", within=SERVE_S), step
+            assert _publish(cluster, "cnt.x", INCREMENT, within=SERVE_S), step
+            consumer = _info(cluster, "n1", "$JS.API.CONSUMER.INFO.ORD.C1")
+            assert _until(partial(_answers, cluster, "$JS.API.CONSUMER.INFO.ORD.C1")), (
+                consumer
+            )
+
+
+def _answers(cluster: NatsCluster, subject: str) -> bool:
+    reply = _info(cluster, "n1", subject)
+    return "error" not in reply and "exception" not in reply
