@@ -31,6 +31,7 @@ from assetgate.observed import (
     read_observations,
     render_comparison,
 )
+from assetgate.pulled import mode_notes, pulled_mode
 from assetgate.report import ReportFormat, render
 from assetgate.report_matrix import render_matrix
 from assetgate.report_rolling import ROLLING_FORMATS, render_rolling
@@ -38,6 +39,7 @@ from assetgate.rolling import check_rolling, parse_rolling, rolling_failures
 
 if TYPE_CHECKING:
     from assetgate.check import Report
+    from assetgate.gate import Mode
     from assetgate.levels import Catalogue
 
 __all__ = [
@@ -161,7 +163,7 @@ def run_check(args: argparse.Namespace, catalogue: Catalogue) -> int:
         if not args.target:
             msg = "--target is required (or --verify-plan PLAN)"
             raise UsageError(msg)
-        mode = args.mode or "cluster"
+        mode = _mode(args)
     compare = args.compare_observed is not None
     if compare and args.format not in {"text", "json", "markdown"}:
         msg = "--compare-observed prints text, json or markdown"
@@ -249,7 +251,7 @@ def _run_matrix(
         matrix = check_matrix(
             list(args.inventory),
             releases=args.target[0],
-            mode=args.mode or "cluster",
+            mode=_mode(args),
             accept=args.accept or (),
             fail_on=fail_on,
             catalogue=catalogue,
@@ -289,6 +291,12 @@ def _run_rolling(args: argparse.Namespace, catalogue: Catalogue) -> int:
             if flag != "--target":
                 msg = f"--rolling does not take {flag}"
             raise UsageError(msg)
+    if args.mode is None and pulled_mode(args.inventory).mode == "single":
+        msg = (
+            "--rolling: the inventory's pull records name only standalone servers, "
+            "and a single server has no rolling steps"
+        )
+        raise UsageError(msg)
     if args.format not in ROLLING_FORMATS:
         msg = f"--rolling prints {', '.join(ROLLING_FORMATS)}, not {args.format}"
         raise UsageError(msg)
@@ -315,6 +323,14 @@ def _run_rolling(args: argparse.Namespace, catalogue: Catalogue) -> int:
                 file=sys.stderr,
             )
     return 1 if rolling_failures(rolling) else 0
+
+
+def _mode(args: argparse.Namespace) -> Mode:
+    """``--mode``, or the mode the inventory's pull records imply (notes on stderr)."""
+    mode, notes = mode_notes(args.mode, pulled_mode(args.inventory))
+    for note in notes:
+        print(note, file=sys.stderr)
+    return mode
 
 
 def _emit(args: argparse.Namespace, text: str) -> None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from assetgate._cli_check import DEFAULT_FAIL_ON, UsageError, parse_fail_on
 from assetgate.check import finding_rules, parse_accept, parse_targets
 from assetgate.matrix import is_release_set
+from assetgate.pulled import mode_notes, pulled_mode
 
 if TYPE_CHECKING:
     import argparse
@@ -41,7 +42,12 @@ def add_scan_arguments(
         metavar="VERSION|CLUSTER=VERSION,...",
         help="target version; per cluster as CLUSTER=VERSION (repeatable)",
     )
-    parser.add_argument("--mode", choices=["single", "cluster"], default="cluster")
+    parser.add_argument(
+        "--mode",
+        choices=["single", "cluster"],
+        help="single server or clustered (default: what the leading server records of "
+        "local `assetgate pull` files say, else cluster)",
+    )
     parser.add_argument(
         "--out", required=True, metavar="DIR", help="output directory (replaced)"
     )
@@ -125,6 +131,9 @@ def run_scan(args: argparse.Namespace, catalogue: Catalogue) -> int:
             parse_accept(item)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
+    mode, notes = mode_notes(args.mode, pulled_mode(args.inventory))
+    for note in notes:
+        sys.stderr.write(note + "\n")
     spark = build_session(args.master, conf)
     try:
         result = scan(
@@ -133,7 +142,7 @@ def run_scan(args: argparse.Namespace, catalogue: Catalogue) -> int:
             args.out,
             targets=targets,
             catalogue=catalogue,
-            mode=args.mode,
+            mode=mode,
             fmt=args.format,
             accept=args.accept,
         )

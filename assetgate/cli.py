@@ -256,7 +256,9 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument(
         "--mode",
         choices=["single", "cluster"],
-        help="single server or clustered (default: cluster; with --verify-plan: the plan's)",
+        help="single server or clustered (default: what the inventory's `assetgate pull` "
+        "server records say, single when they name only standalone servers, else cluster; "
+        "a --mode they contradict is warned about; with --verify-plan: the plan's)",
     )
     chk.add_argument(
         "--format",

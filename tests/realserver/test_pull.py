@@ -164,6 +164,32 @@ def test_compare_observed_exit_codes(
     assert "observed  online" in out
 
 
+def test_check_of_a_standalone_pull_takes_single_mode(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No --mode: a pull from one standalone server is judged as a single server."""
+    with NatsServer("2.15.1", tmp_path / "store") as server:
+        with Client(server.url) as client:
+            _api(
+                client, "$JS.API.STREAM.CREATE.FC", {"name": "FC", "subjects": ["fc.>"]}
+            )
+            config = {
+                "durable_name": "FCC",
+                "ack_policy": "flow_control",
+                "deliver_subject": "fcc.deliver",
+            }
+            body = {"stream_name": "FC", "config": config}
+            _api(client, "$JS.API.CONSUMER.CREATE.FC.FCC", body)
+        pulled = tmp_path / "pulled.jsonl"
+        assert main(["pull", "--server", server.url, "-o", str(pulled)]) == 0
+    capsys.readouterr()
+    assert main(["check", str(pulled), "--target", "2.12.8"]) == 1
+    captured = capsys.readouterr()
+    assert "single mode" in captured.out
+    assert "cluster down" not in captured.out  # was "(unnamed cluster) crash ..."
+    assert "judging in mode single" in captured.err
+
+
 def test_pulled_fleet_agrees_with_itself_at_its_observed_versions(
     cluster: NatsCluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1,0 +1,119 @@
+"""Single server or cluster: what ``assetgate pull`` records say about the servers.
+
+``pull`` writes one ``kind: "server"`` record per server it asked, before any asset,
+with the cluster the server named in its INFO (``""`` for a standalone server). A check
+of such an inventory should judge it as the servers run: the offline wording and the
+whole-cluster outcomes only apply to clustered JetStream. :func:`pulled_mode` reads the
+leading server records of each file (nothing else) and says which mode they imply.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Final, Literal
+
+import msgspec
+
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Iterable
+
+    from assetgate.gate import Mode
+
+__all__ = ["PulledServers", "mode_notes", "pulled_mode"]
+
+_MAX_LEADING: Final = 100_000
+"""Server records read per file at most (a fleet pull writes one per server)."""
+
+
+class PulledServers(msgspec.Struct, frozen=True, kw_only=True):
+    """The servers the pull records of an inventory name.
+
+    Attributes:
+        standalone: server records without a cluster (standalone servers).
+        clustered: server records with a cluster name.
+        mode: ``single`` when every server record is standalone, ``cluster`` when
+            every one is clustered, ``None`` when there is none or they are mixed.
+    """
+
+    standalone: int = 0
+    clustered: int = 0
+
+    @property
+    def mode(self) -> Literal["single", "cluster"] | None:
+        """The mode every server record agrees on, if any."""
+        if self.standalone and not self.clustered:
+            return "single"
+        if self.clustered and not self.standalone:
+            return "cluster"
+        return None
+
+
+def pulled_mode(paths: Iterable[str | os.PathLike[str]]) -> PulledServers:
+    """Count the leading ``kind: "server"`` records of each JSON Lines file.
+
+    Reading stops at a file's first record of another kind (``pull`` writes the server
+    records first), so a large inventory costs one line. Files that cannot be read, and
+    lines that are not JSON objects, count as nothing: reading them is
+    :func:`~assetgate.inventory.read_inventory`'s job, which reports them.
+    """
+    standalone = clustered = 0
+    for path in paths:
+        try:
+            with Path(path).open("rb") as handle:
+                for count, line in enumerate(handle):
+                    if count >= _MAX_LEADING:
+                        break
+                    if not line.strip():
+                        continue
+                    try:
+                        record = json.loads(line)
+                    except ValueError:
+                        break
+                    if not isinstance(record, dict) or record.get("kind") != "server":
+                        break
+                    if record.get("cluster"):
+                        clustered += 1
+                    else:
+                        standalone += 1
+        except OSError:
+            continue
+    return PulledServers(standalone=standalone, clustered=clustered)
+
+
+def mode_notes(given: Mode | None, servers: PulledServers) -> tuple[Mode, list[str]]:
+    """The mode to judge in, and what to tell the user about it (stderr lines).
+
+    A given ``--mode`` wins, with a warning when the pull records contradict it;
+    without one the records decide, and ``cluster`` stays the default when they do
+    not (no records, or standalone and clustered servers mixed).
+    """
+    seen = servers.mode
+    if given is not None:
+        if seen is not None and seen != given:
+            what = "standalone" if seen == "single" else "clustered"
+            return given, [
+                (
+                    f"assetgate: warning: --mode {given}, but the inventory's pull records "
+                    f"name {servers.standalone + servers.clustered} {what} server(s) "
+                    f"(--mode {seen} judges them as they run)"
+                )
+            ]
+        return given, []
+    if seen is not None:
+        return seen, [
+            (
+                f"assetgate: judging in mode {seen}: the inventory's pull records name "
+                f"only {'standalone' if seen == 'single' else 'clustered'} servers"
+            )
+        ]
+    if servers.standalone and servers.clustered:
+        return "cluster", [
+            (
+                f"assetgate: warning: the inventory's pull records name {servers.standalone} "
+                f"standalone and {servers.clustered} clustered server(s); judging in mode "
+                "cluster (give --mode)"
+            )
+        ]
+    return "cluster", []
