@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
+from assetgate._inputs import InputError, expand_inputs
 from assetgate.check import (
     OBSERVED_TARGET,
     Plan,
@@ -31,7 +32,7 @@ from assetgate.observed import (
     read_observations,
     render_comparison,
 )
-from assetgate.pulled import mode_notes, pulled_mode
+from assetgate.pulled import PulledServers, mode_notes, pulled_mode
 from assetgate.report import ReportFormat, render
 from assetgate.report_matrix import render_matrix
 from assetgate.report_rolling import ROLLING_FORMATS, render_rolling
@@ -141,10 +142,10 @@ def floor_above(fail_on: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
 
 def run_check(args: argparse.Namespace, catalogue: Catalogue) -> int:
     """Run ``assetgate check``; return the exit code (0 clean, 1 findings, 2 usage)."""
+    _expand(args)
     if args.rolling is not None or args.nodes is not None:
         return _run_rolling(args, catalogue)
     fail_on, floor = floor_above(parse_fail_on(args.fail_on))
-    _inventory_exists(args.inventory)
     if args.target and any(is_release_set(t) for t in args.target):
         return _run_matrix(args, catalogue, fail_on, floor)
     _single_target(floor)
@@ -212,11 +213,20 @@ def run_check(args: argparse.Namespace, catalogue: Catalogue) -> int:
     return 1 if finding_rules(report, fail_on) else 0
 
 
-def _inventory_exists(paths: list[str]) -> None:
-    missing = [path for path in paths if not Path(path).exists()]
-    if missing:
-        msg = f"inventory not found: {', '.join(map(repr, missing))}"
-        raise UsageError(msg)
+def _expand(args: argparse.Namespace) -> None:
+    """Replace ``-`` and directories in ``args.inventory`` by what they stand for."""
+    try:
+        inputs = expand_inputs(args.inventory, sys.stdin.buffer)
+    except InputError as exc:
+        raise UsageError(str(exc)) from None
+    args.inventory, args.stdin_servers = inputs.items, inputs.stdin_servers
+
+
+def _pulled(args: argparse.Namespace) -> PulledServers:
+    """The pull server records of the inventory's files and of standard input."""
+    paths = [item for item in args.inventory if isinstance(item, str)]
+    servers: PulledServers = args.stdin_servers
+    return pulled_mode(paths) + servers
 
 
 def _single_target(floor: str | None) -> None:
@@ -276,7 +286,6 @@ def _run_rolling(args: argparse.Namespace, catalogue: Catalogue) -> int:
     if args.rolling is None:
         msg = "--nodes goes with --rolling"
         raise UsageError(msg)
-    _inventory_exists(args.inventory)
     for flag, given in (
         ("--target", args.target),
         ("--mode single", args.mode == "single"),
@@ -327,7 +336,7 @@ def _run_rolling(args: argparse.Namespace, catalogue: Catalogue) -> int:
 
 def _mode(args: argparse.Namespace) -> Mode:
     """``--mode``, or the mode the inventory's pull records imply (notes on stderr)."""
-    mode, notes = mode_notes(args.mode, pulled_mode(args.inventory))
+    mode, notes = mode_notes(args.mode, _pulled(args))
     for note in notes:
         print(note, file=sys.stderr)
     return mode

@@ -215,6 +215,8 @@ def build_parser() -> argparse.ArgumentParser:
             "examples:\n"
             "  assetgate check fixtures/inventories/demo.jsonl --target 2.11.11\n"
             "  assetgate check inv.jsonl --target 2.12.8 --mode single --format markdown\n"
+            "  assetgate pull --server nats://n1:4222 | assetgate check - --target 2.12.8\n"
+            "  assetgate check fleet/ --target 2.12.8      # every .jsonl/.json under fleet/\n"
             "  assetgate check inv.jsonl --target east=2.11.11,west=2.12.8 --format sarif -o r.sarif\n"
             "  assetgate check inv.jsonl --target 2.11.11 --accept 'degraded:*/$G/LEGACY*'\n"
             "  assetgate check inv.jsonl --target 2.11.11 --plan-out plan.json\n"
@@ -227,7 +229,11 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=HelpFormatter,
     )
     chk.add_argument(
-        "inventory", metavar="INVENTORY", nargs="+", help="inventory files"
+        "inventory",
+        metavar="INVENTORY",
+        nargs="+",
+        help="inventory files, directories (the .jsonl, .ndjson and .json files under "
+        "them, in name order) or - (standard input)",
     )
     chk.add_argument(
         "--target",

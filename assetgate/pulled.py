@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from assetgate.gate import Mode
 
-__all__ = ["PulledServers", "mode_notes", "pulled_mode"]
+__all__ = ["PulledServers", "mode_notes", "pulled_mode", "servers_in_lines"]
 
 _MAX_LEADING: Final = 100_000
 """Server records read per file at most (a fleet pull writes one per server)."""
@@ -39,6 +39,13 @@ class PulledServers(msgspec.Struct, frozen=True, kw_only=True):
 
     standalone: int = 0
     clustered: int = 0
+
+    def __add__(self, other: PulledServers) -> PulledServers:
+        """Both counts added (the records of several files)."""
+        return PulledServers(
+            standalone=self.standalone + other.standalone,
+            clustered=self.clustered + other.clustered,
+        )
 
     @property
     def mode(self) -> Literal["single", "cluster"] | None:
@@ -58,27 +65,34 @@ def pulled_mode(paths: Iterable[str | os.PathLike[str]]) -> PulledServers:
     lines that are not JSON objects, count as nothing: reading them is
     :func:`~assetgate.inventory.read_inventory`'s job, which reports them.
     """
-    standalone = clustered = 0
+    total = PulledServers()
     for path in paths:
         try:
             with Path(path).open("rb") as handle:
-                for count, line in enumerate(handle):
-                    if count >= _MAX_LEADING:
-                        break
-                    if not line.strip():
-                        continue
-                    try:
-                        record = json.loads(line)
-                    except ValueError:
-                        break
-                    if not isinstance(record, dict) or record.get("kind") != "server":
-                        break
-                    if record.get("cluster"):
-                        clustered += 1
-                    else:
-                        standalone += 1
+                total += servers_in_lines(handle)
         except OSError:
             continue
+    return total
+
+
+def servers_in_lines(lines: Iterable[bytes]) -> PulledServers:
+    """Count the leading server records of one file's lines (see :func:`pulled_mode`)."""
+    standalone = clustered = 0
+    for count, line in enumerate(lines):
+        if count >= _MAX_LEADING:
+            break
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            break
+        if not isinstance(record, dict) or record.get("kind") != "server":
+            break
+        if record.get("cluster"):
+            clustered += 1
+        else:
+            standalone += 1
     return PulledServers(standalone=standalone, clustered=clustered)
 
 
