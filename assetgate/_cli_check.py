@@ -255,6 +255,9 @@ def _run_matrix(
         if given:
             msg = f"{flag} takes one target, not {args.target[0]}"
             raise UsageError(msg)
+    if args.format == "github":
+        msg = "--format github takes one target (a matrix prints sarif or junit for CI)"
+        raise UsageError(msg)
     if floor is not None:
         floor = catalogue.server(floor).version.text  # a release, not a line
     try:

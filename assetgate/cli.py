@@ -26,6 +26,7 @@ from assetgate._logconfig import configure_logging
 from assetgate.admission import Admission, admit
 from assetgate.errors import AssetgateError, CatalogueError
 from assetgate.levels import build_catalogue, checksum_text, describe, load_catalogue
+from assetgate.report import ReportFormat
 from assetgate.validate import Validation, validate
 
 if TYPE_CHECKING:
@@ -218,6 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
             "  assetgate pull --server nats://n1:4222 | assetgate check - --target 2.12.8\n"
             "  assetgate check fleet/ --target 2.12.8      # every .jsonl/.json under fleet/\n"
             "  assetgate check inv.jsonl --target east=2.11.11,west=2.12.8 --format sarif -o r.sarif\n"
+            "  assetgate check inv.jsonl --target 2.12.8 --format github   # Actions annotations\n"
             "  assetgate check inv.jsonl --target 2.11.11 --accept 'degraded:*/$G/LEGACY*'\n"
             "  assetgate check inv.jsonl --target 2.11.11 --plan-out plan.json\n"
             "  assetgate check --verify-plan plan.json inv.jsonl\n"
@@ -268,7 +270,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     chk.add_argument(
         "--format",
-        choices=["text", "json", "markdown", "sarif", "junit"],
+        choices=list(ReportFormat),
+        type=ReportFormat,
         default="text",
     )
     chk.add_argument("--output", "-o", metavar="FILE", help="write the report here")

@@ -21,7 +21,7 @@ import unicodedata
 import xml.etree.ElementTree as ET
 from collections import Counter
 from typing import TYPE_CHECKING, Final, assert_never
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import msgspec
 
@@ -40,6 +40,7 @@ __all__ = [
     "escape_markdown",
     "escape_terminal",
     "render",
+    "render_github",
     "render_json",
     "render_junit",
     "render_markdown",
@@ -56,6 +57,7 @@ class ReportFormat(enum.StrEnum):
     MARKDOWN = "markdown"
     SARIF = "sarif"
     JUNIT = "junit"
+    GITHUB = "github"
 
     def __str__(self) -> str:
         """The value, as argparse shows it in ``choices``."""
@@ -92,6 +94,8 @@ def render(report: Report, fmt: str) -> str:
             return render_sarif(report)
         case ReportFormat.JUNIT:
             return render_junit(report)
+        case ReportFormat.GITHUB:
+            return render_github(report)
         case _:  # pragma: no cover - exhaustive
             assert_never(kind)
 
@@ -679,18 +683,7 @@ def render_sarif(report: Report) -> str:
         }
         for rule, (level, short, full) in _SARIF_RULES.items()
     ]
-    streams = {
-        (v.cluster, v.account, v.stream): v for v in report.assets if v.kind == "stream"
-    }
-    sources = {asset_id(v): v.source for v in report.assets}
-    results = [_cluster_result(c, sources) for c in _down(report)]
-    results += [r for verdict in report.assets for r in _asset_results(verdict)]
-    results.extend(_overlap_result(overlap, streams) for overlap in report.overlaps)
-    results.extend(_error_result(error) for error in report.errors)
-    results.extend(
-        _result("ignored", item.reason, [_location(item.source)], item.source)
-        for item in report.ignored
-    )
+    results = _sarif_results(report)
     log = {
         "$schema": _SARIF_SCHEMA,
         "version": _SARIF_VERSION,
@@ -708,6 +701,96 @@ def render_sarif(report: Report) -> str:
         ],
     }
     return msgspec.json.format(msgspec.json.encode(log), indent=2).decode() + "\n"
+
+
+def _sarif_results(report: Report) -> list[_SarifObject]:
+    """Every finding as a SARIF result, in report order (see :func:`render_sarif`)."""
+    streams = {
+        (v.cluster, v.account, v.stream): v for v in report.assets if v.kind == "stream"
+    }
+    sources = {asset_id(v): v.source for v in report.assets}
+    results = [_cluster_result(c, sources) for c in _down(report)]
+    results += [r for verdict in report.assets for r in _asset_results(verdict)]
+    results.extend(_overlap_result(overlap, streams) for overlap in report.overlaps)
+    results.extend(_error_result(error) for error in report.errors)
+    results.extend(
+        _result("ignored", item.reason, [_location(item.source)], item.source)
+        for item in report.ignored
+    )
+    return results
+
+
+# --- github --------------------------------------------------------------------------------
+
+_GITHUB_LEVELS: Final = {"error": "error", "warning": "warning", "note": "notice"}
+
+
+def render_github(report: Report) -> str:
+    """GitHub Actions workflow commands: one annotation per finding, then the verdict.
+
+    Each SARIF result (:func:`render_sarif`) becomes ``::error``, ``::warning`` or
+    ``::notice`` with the record's ``file`` and ``line`` and the rule's title; accepted
+    findings become notices that say so. The last line is the text report's verdict.
+    """
+    lines: list[str] = []
+    for result in _sarif_results(report):
+        rule = str(result["ruleId"])
+        level = _GITHUB_LEVELS[str(result["level"])]
+        message = str(result["message"]["text"])  # type: ignore[index]
+        if "suppressions" in result:
+            level = "notice"
+            justification = result["suppressions"][0]["justification"]  # type: ignore[index]
+            message = f"{message} ({justification})"
+        properties = [
+            f"title={_github_property(f'assetgate {rule}: ' + _SARIF_RULES[rule][1])}"
+        ]
+        ident = _github_ident(result)
+        if ident is not None and not message.startswith("cluster "):
+            message = f"{ident}: {message}"
+        location = _github_location(result)
+        if location is not None:
+            path, line = location
+            properties.insert(0, f"file={_github_property(path)}")
+            if line is not None:
+                properties.insert(1, f"line={line}")
+        lines.append(f"::{level} {','.join(properties)}::{_github_data(message)}")
+    lines.append(f"verdict: {_verdict_line(report)}")
+    return "\n".join(lines) + "\n"
+
+
+def _github_ident(result: _SarifObject) -> str | None:
+    """The asset a result is about (its logical location), if it names one."""
+    locations = result.get("locations")
+    first = locations[0] if isinstance(locations, list) and locations else None
+    logical = first.get("logicalLocations") if isinstance(first, dict) else None
+    if isinstance(logical, list) and logical and isinstance(logical[0], dict):
+        return str(logical[0].get("fullyQualifiedName"))
+    return None
+
+
+def _github_location(result: _SarifObject) -> tuple[str, int | None] | None:
+    locations = result.get("locations")
+    if not isinstance(locations, list) or not locations:
+        return None
+    physical = (
+        locations[0].get("physicalLocation") if isinstance(locations[0], dict) else None
+    )
+    if not isinstance(physical, dict):
+        return None
+    path = unquote(str(physical["artifactLocation"]["uri"]))
+    region = physical.get("region")
+    line = region.get("startLine") if isinstance(region, dict) else None
+    return path, line if isinstance(line, int) else None
+
+
+def _github_data(text: str) -> str:
+    """A workflow command's message: ``%``, CR and LF escaped, as the runner reads it."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _github_property(text: str) -> str:
+    """A workflow command's property value: also ``:`` and ``,`` escaped."""
+    return _github_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def _result(

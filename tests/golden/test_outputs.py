@@ -29,6 +29,7 @@ EXTENSIONS: Final = {
     ReportFormat.MARKDOWN: "md",
     ReportFormat.SARIF: "sarif",
     ReportFormat.JUNIT: "xml",
+    ReportFormat.GITHUB: "github.txt",
 }
 PINNED: Final = "c" * 64
 REGENERATE: Final = os.environ.get("ASSETGATE_REGEN_GOLDEN") == "1"

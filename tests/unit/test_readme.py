@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
+from typing import TYPE_CHECKING
 
 from tests.conftest import REPO
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def test_every_fixture_path_in_the_readme_exists() -> None:
@@ -72,3 +77,42 @@ def test_the_rolling_excerpt_is_real_output() -> None:
         if line and line != "..." and line not in lines
     ]
     assert (codes, missing) == ([1, 1], [])
+
+
+def test_the_ci_job_commands_run(tmp_path: Path) -> None:
+    """The README's GitHub Actions job: its assetgate commands run as written."""
+    import os
+    import shlex
+    import subprocess
+    import sys
+
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    job = text.split("### In CI: a GitHub Actions job", 1)[1]
+    yaml = job.split("```yaml\n", 1)[1].split("```", 1)[0]
+    commands = [
+        line.strip().removeprefix("run: ")
+        for line in yaml.splitlines()
+        if "assetgate check" in line
+    ]
+    assert len(commands) == 3
+    inventory = tmp_path / "inventory.jsonl"
+    inventory.write_bytes((REPO / "fixtures/inventories/golden.jsonl").read_bytes())
+    summary = tmp_path / "summary.md"
+    env = {**os.environ, "GITHUB_STEP_SUMMARY": str(summary)}
+    codes = []
+    for command in commands:
+        shell = command.replace(
+            "assetgate ", f"{shlex.quote(sys.executable)} -m assetgate "
+        )
+        done = subprocess.run(  # noqa: S602 - the README's own shell lines
+            shell, shell=True, cwd=tmp_path, env=env, capture_output=True, check=False
+        )
+        codes.append(done.returncode)
+        if command.startswith(
+            "assetgate check inventory.jsonl --target 2.12.8 --format github"
+        ):
+            assert done.stdout.startswith(b"::"), done.stdout[:200]
+    assert codes == [1, 0, 0]  # the gate fails on findings; the rest always write
+    assert summary.read_text(encoding="utf-8").startswith("## assetgate: target 2.12.8")
+    sarif = json.loads((tmp_path / "assetgate.sarif").read_text(encoding="utf-8"))
+    assert sarif["runs"][0]["results"]

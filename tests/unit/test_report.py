@@ -204,6 +204,7 @@ def test_report_format_str_is_its_value() -> None:
         "markdown",
         "sarif",
         "junit",
+        "github",
     ]
 
 
