@@ -169,9 +169,14 @@ class InventoryInfo(msgspec.Struct, frozen=True, kw_only=True):
     digest: str
 
 
+REPORT_FORMAT: Final = "assetgate-report/1"
+"""The ``format`` of a report (JSON Schema: ``assetgate schema report``)."""
+
+
 class Report(msgspec.Struct, frozen=True, kw_only=True):
     """The result of :func:`check`; ``check --format json`` serialises exactly this."""
 
+    format: str = REPORT_FORMAT
     target: TargetInfo
     catalogue: CatalogueInfo
     inventory: InventoryInfo

@@ -125,9 +125,14 @@ class Summary(msgspec.Struct, frozen=True, kw_only=True):
     releases: int
 
 
+MATRIX_FORMAT: Final = "assetgate-matrix/1"
+"""The ``format`` of a matrix (JSON Schema: ``assetgate schema matrix``)."""
+
+
 class Matrix(msgspec.Struct, frozen=True, kw_only=True):
     """The result of :func:`check_matrix`; ``check --target all --format json``."""
 
+    format: str = MATRIX_FORMAT
     mode: Mode
     catalogue: CatalogueInfo
     inventory: InventoryInfo

@@ -27,6 +27,7 @@ from assetgate.admission import Admission, admit
 from assetgate.errors import AssetgateError, CatalogueError
 from assetgate.levels import build_catalogue, checksum_text, describe, load_catalogue
 from assetgate.report import ReportFormat
+from assetgate.schema import SCHEMAS, json_schema
 from assetgate.validate import Validation, validate
 
 if TYPE_CHECKING:
@@ -344,6 +345,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_pull_parser(sub)
 
+    _add_schema_parser(sub)
+
     lev = sub.add_parser(
         "levels",
         help="print or check the level catalogue",
@@ -416,6 +419,8 @@ def _run(args: argparse.Namespace) -> int:
                 return run_scan(args, _catalogue(args))
         if args.command == "pull":
             return run_pull(args)
+        if args.command == "schema":
+            return _schema(args)
         return _levels(args)
     except (_Usage, UsageError) as exc:
         print(f"assetgate: error: {exc}", file=sys.stderr)
@@ -493,6 +498,30 @@ def _nodes(text: str) -> int:
         msg = f"invalid node count: {text!r} (use 2 or more)"
         raise argparse.ArgumentTypeError(msg)
     return value
+
+
+def _add_schema_parser(sub: Any) -> None:
+    """``assetgate schema NAME``."""
+    sch = sub.add_parser(
+        "schema",
+        help="print the JSON Schema of a JSON output",
+        description="Print the JSON Schema (draft 2020-12) of one of assetgate's JSON "
+        "outputs, generated from the types that write it: report (check --format json), "
+        "matrix (check --target all), rolling (check --rolling), plan (check --plan-out).",
+        epilog="examples:\n  assetgate schema report\n  assetgate schema matrix -o matrix.schema.json\n",
+        formatter_class=HelpFormatter,
+    )
+    sch.add_argument("name", choices=list(SCHEMAS), help="which output")
+    sch.add_argument("--output", "-o", metavar="FILE", help="write it here, not stdout")
+
+
+def _schema(args: argparse.Namespace) -> int:
+    text = json_schema(args.name)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return ExitCode.OK
 
 
 def _catalogue(args: argparse.Namespace) -> Catalogue:

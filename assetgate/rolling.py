@@ -98,6 +98,10 @@ _FROM_STATE: Final[dict[str, StepState]] = {
 }
 
 
+ROLLING_FORMAT: Final = "assetgate-rolling/1"
+"""The ``format`` of a rolling prediction (JSON Schema: ``assetgate schema rolling``)."""
+
+
 class RollingEffect(msgspec.Struct, frozen=True, kw_only=True):
     """One thing a step does to a cluster, in the server's words where it has them.
 
@@ -183,6 +187,7 @@ class Rolling(msgspec.Struct, frozen=True, kw_only=True):
         ignored_records: the records that are not assets, with the reason.
     """
 
+    format: str = ROLLING_FORMAT
     start: str
     end: str
     direction: Literal["upgrade", "rollback"]

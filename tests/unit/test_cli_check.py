@@ -176,6 +176,7 @@ def test_json_report_has_every_key(capsys: pytest.CaptureFixture[str]) -> None:
         1,
         sorted(
             [
+                "format",
                 "target",
                 "catalogue",
                 "inventory",

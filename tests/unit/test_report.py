@@ -357,6 +357,7 @@ def test_json_is_the_report_struct(report: Report) -> None:
     assert msgspec.json.decode(out, type=Report) == report
     data = json.loads(out)
     assert list(data) == [
+        "format",
         "target",
         "catalogue",
         "inventory",
@@ -378,7 +379,7 @@ def test_json_is_the_report_struct(report: Report) -> None:
     }
     assert data["summary"]["records"] == 8
     assert [a["state"] for a in data["assets"]][:2] == ["online", "offline"]
-    assert out.startswith('{\n  "target": {')
+    assert out.startswith('{\n  "format": "assetgate-report/1",\n  "target": {')
 
 
 def test_json_keeps_hostile_names_exactly(hostile: Report) -> None:
