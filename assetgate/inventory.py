@@ -318,10 +318,12 @@ def read_inventory(
 
     Pretty-printed documents: when the first non-blank line of a file starts an
     object or array that is cut short at the end of that line, the rest of the file
-    (if the file is under 512 MiB) is read as one JSON document starting on that
-    line; if it parses, its entries have the source of that line (``file:1#n`` for a
-    list). Otherwise the file is read line by line after all, and the first line's
-    error also gives the whole-document error.
+    (if the file is under 512 MiB) is read as JSON documents, one after another
+    (pretty-printed or not, as ``nats stream info --json`` of several streams prints
+    them); each document's entries have the source of the line it starts on
+    (``file:LINE#n`` for a list). A document that does not parse is one error at its
+    line, naming the line where it breaks, and reading goes on at the next line that
+    starts with ``{`` or ``[``.
 
     A line over 64 MiB becomes an error without being kept whole in memory; a file
     that cannot be opened or read becomes one error naming it (``retriable`` for
@@ -514,23 +516,57 @@ def _read_first(
                 retriable=_is_transient(read_exc),
             )
             return [error, failed], None
-        document = data + b"\n" + rest
-        try:
-            whole = _decode(document)
-        except _Malformed as whole_exc:
-            why = _with_line(str(whole_exc), document, line_no)
-        except RecursionError:
-            why = _too_deep()
-        else:
-            return _dispatch_guarded(whole, source), None
-        message = f"{exc}; read as one document from here, the file does not parse either: {why}"
-        return [RecordError(source=source, message=message)], rest
+        return _documents(data + b"\n" + rest, name, line_no), None
     except RecursionError:
         return [RecordError(source=source, message=_too_deep())], b""
     misspelt = _unknown_canonical_key(data)
     if misspelt is not None:
         return [RecordError(source=source, message=misspelt)], b""
     return _dispatch_guarded(record, source), b""
+
+
+_TRAILING: Final = re.compile(r"trailing characters \(byte (\d+)\)")
+_DOCUMENT_START: Final = re.compile(rb"\n[{\[]")
+
+
+def _documents(document: bytes, name: str, first_line: int) -> list[InventoryEntry]:
+    """A file of pretty-printed or concatenated JSON documents, from ``first_line``.
+
+    Each document's entries have the source of the line it starts on. A document that
+    does not parse is one error at that line, naming the line where it breaks; reading
+    goes on at the next line that starts with ``{`` or ``[`` in its first column (where
+    pretty-printed documents, and JSON Lines records, start).
+    """
+    entries: list[InventoryEntry] = []
+    pos, end = 0, len(document)
+    view = memoryview(document)  # slices without copying the rest of the file
+    while True:
+        while pos < end and document[pos] in b" \t\r\n":
+            pos += 1
+        if pos >= end:
+            return entries
+        line = first_line + document.count(b"\n", 0, pos)
+        source = f"{name}:{line}"
+        chunk = view[pos:]
+        try:
+            value = _decode(chunk)  # type: ignore[arg-type]  # any buffer decodes
+        except _Malformed as exc:
+            trailing = _TRAILING.search(str(exc))
+            if trailing is not None:  # a whole document, and another after it
+                size = int(trailing.group(1)) - 1
+                entries += _dispatch_guarded(_decode(bytes(chunk[:size])), source)
+                pos += size
+                continue
+            why = _with_line(str(exc), bytes(chunk), line)
+            entries.append(RecordError(source=source, message=why))
+        except RecursionError:
+            entries.append(RecordError(source=source, message=_too_deep()))
+        else:
+            return entries + _dispatch_guarded(value, source)
+        following = _DOCUMENT_START.search(chunk)
+        if following is None:
+            return entries
+        pos += following.start() + 1
 
 
 def _skip_line(reader: _LineReader) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import io
+import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Final
 
@@ -36,10 +37,6 @@ FORMATS: Final = FIXTURES / "inventories" / "formats"
 JSZ_EMPTY: Final = (
     "/jsz document without stream details: request"
     " /jsz?accounts=true&streams=true&consumers=true&config=true"
-)
-AHEAD: Final = (
-    "invalid JSON: Input data was truncated; read as one document from here,"
-    " the file does not parse either: "
 )
 LEVEL_4: Final = "unsupported - required API level: 4, current API level: 2"
 
@@ -515,12 +512,7 @@ def test_first_line_cut_short_in_json_lines_falls_back() -> None:
     )
     entries = list(read_inventory_bytes(data, "f"))
     assert [_summary(e) for e in entries[:1]] == [
-        _error(
-            "f:1",
-            "invalid JSON: Input data was truncated; read as one document from"
-            " here, the file does not parse either: invalid JSON: JSON is"
-            " malformed: expected ',' or '}' (line 2)",
-        )
+        _error("f:1", "invalid JSON: JSON is malformed: expected ',' or '}' (line 2)")
     ]
     assert [(e.source, isinstance(e, Asset)) for e in entries[1:]] == [
         ("f:2", True),
@@ -528,23 +520,50 @@ def test_first_line_cut_short_in_json_lines_falls_back() -> None:
     ]
 
 
-def test_broken_pretty_document_is_read_line_by_line() -> None:
-    """A pretty-printed document that does not parse gives one error per bad line."""
+def test_broken_pretty_document_is_one_error_at_its_line() -> None:
+    """A pretty-printed document that does not parse is one error naming where it breaks."""
     data = b'\n{\n  "kind": "stream",\n  "config": {"name": "A"}\n  oops\n}\n'
     entries = list(read_inventory_bytes(data, "p.json"))
-    assert [_summary(e)[:2] for e in entries] == [
-        ("p.json:2", "error"),
-        ("p.json:3", "error"),
-        ("p.json:4", "error"),
-        ("p.json:5", "error"),
-        ("p.json:6", "error"),
+    assert entries == [
+        RecordError(
+            source="p.json:2",
+            message="invalid JSON: JSON is malformed: expected ',' or '}' (line 5)",
+        )
     ]
-    assert isinstance(entries[0], RecordError)
-    assert entries[0].message == (
-        "invalid JSON: Input data was truncated; read as one document from here,"
-        " the file does not parse either: invalid JSON: JSON is malformed:"
-        " expected ',' or '}' (line 5)"
-    )
+
+
+def _pretty(name: str, **extra: str) -> bytes:
+    record = {"kind": "stream", "config": {"name": name, "subjects": [f"{name}.>"]}}
+    return json.dumps({**record, **extra}, indent=2).encode() + b"\n"
+
+
+def test_concatenated_pretty_documents_are_read_one_by_one() -> None:
+    """Documents one after another (``nats stream info --json`` of several): each read."""
+    first, second = _pretty("A"), _pretty("B")
+    data = first + second + b'{"kind":"stream","config":{"name":"C"}}\n'
+    entries = list(read_inventory_bytes(data, "s.json"))
+    lines = first.count(b"\n")
+    assert [(e.source, getattr(e, "name", None)) for e in entries] == [
+        ("s.json:1", "A"),
+        (f"s.json:{lines + 1}", "B"),
+        (f"s.json:{2 * lines + 1}", "C"),
+    ]
+
+
+def test_a_broken_document_in_a_stream_does_not_take_the_rest() -> None:
+    """One missing comma is one error at the document's line; the next ones are read."""
+    first = _pretty("A")
+    broken = _pretty("B").replace(b'"kind": "stream",', b'"kind": "stream"', 1)
+    data = first + broken + _pretty("C")
+    entries = list(read_inventory_bytes(data, "s.json"))
+    lines = first.count(b"\n")
+    assert [(e.source, type(e).__name__) for e in entries] == [
+        ("s.json:1", "Asset"),
+        (f"s.json:{lines + 1}", "RecordError"),
+        (f"s.json:{2 * lines + 1}", "Asset"),
+    ]
+    assert isinstance(entries[1], RecordError)
+    assert entries[1].message.endswith(f"(line {lines + 3})")
 
 
 def test_pretty_document_after_blank_lines_and_bom() -> None:
@@ -1089,11 +1108,7 @@ def test_deep_first_lines_fall_back() -> None:
             ("deep-line.jsonl:2", "$G", ""),
         ],
         "deep-doc.json": [
-            (
-                "deep-doc.json:1",
-                "error",
-                f"{AHEAD}JSON nested too deeply to read",
-            ),
+            ("deep-doc.json:1", "error", "JSON nested too deeply to read"),
             ("deep-doc.json:2", "error", "JSON nested too deeply to read"),
             ("deep-doc.json:3", "$G", ""),
         ],
@@ -1101,17 +1116,12 @@ def test_deep_first_lines_fall_back() -> None:
 
 
 def test_document_cut_short_is_reported_without_line() -> None:
-    """A pretty document that ends early says so; each of its lines is an error."""
+    """A pretty document that ends early is one error that says so."""
     data = b'{\n  "kind": "stream",\n  "config": {"name": "A"}\n'
     entries = list(read_inventory_bytes(data, "p"))
-    assert [_summary(e)[:3] for e in entries][:1] == [
-        (
-            "p:1",
-            "error",
-            f"{AHEAD}invalid JSON: Input data was truncated",
-        )
+    assert [_summary(e)[:3] for e in entries] == [
+        ("p:1", "error", "invalid JSON: Input data was truncated")
     ]
-    assert _sources(entries) == ["p:1", "p:2", "p:3"]
 
 
 def test_first_line_not_an_object_start_is_not_read_ahead() -> None:
