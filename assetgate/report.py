@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import enum
 import hashlib
+import os
 import re
 import unicodedata
 import xml.etree.ElementTree as ET
 from collections import Counter
+from pathlib import Path
 from typing import TYPE_CHECKING, Final, assert_never
 from urllib.parse import quote, unquote
 
@@ -680,6 +682,7 @@ def render_sarif(report: Report) -> str:
             "shortDescription": {"text": short},
             "fullDescription": {"text": full},
             "defaultConfiguration": {"level": level},
+            "help": {"text": full},
         }
         for rule, (level, short, full) in _SARIF_RULES.items()
     ]
@@ -692,6 +695,7 @@ def render_sarif(report: Report) -> str:
                 "tool": {
                     "driver": {
                         "name": "assetgate",
+                        "version": _version(),
                         "rules": rules,
                     }
                 },
@@ -869,7 +873,7 @@ def _location(source: str | None, ident: str | None = None) -> _SarifObject:
     location: _SarifObject = {}
     if source is not None:
         path, line = _split_source(source)
-        uri = quote(path.replace("\\", "/"), safe="/")
+        uri = quote(_relative(path).replace("\\", "/"), safe="/")
         physical: _SarifObject = {"artifactLocation": {"uri": uri}}
         if line is not None:
             physical["region"] = {"startLine": line}
@@ -879,6 +883,23 @@ def _location(source: str | None, ident: str | None = None) -> _SarifObject:
             {"fullyQualifiedName": ident, "kind": "resource"}
         ]
     return location
+
+
+def _version() -> str:
+    from assetgate import __version__
+
+    return __version__
+
+
+def _relative(path: str) -> str:
+    """An absolute path under the working directory, relative to it (as CI shows files)."""
+    if not Path(path).is_absolute():
+        return path
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        return path
+    return path if relative.startswith("..") else relative
 
 
 def _split_source(source: str) -> tuple[str, int | None]:
@@ -916,21 +937,27 @@ def render_junit(report: Report) -> str:
             case = _case(suite, "cluster", _cluster_name(c))
             if c.outcome != "ok":
                 message = f"{c.outcome}: {c.reason}; caused by {', '.join(c.assets)}"
-                _child(case, "failure", message=message, type=c.outcome)
+                _child(case, "failure", message, message=message, type=c.outcome)
+    down = {c.cluster: c for c in _down(report)}
     by_account: dict[tuple[str, str], list[Verdict]] = {}
     for verdict in report.assets:
         by_account.setdefault((verdict.cluster, verdict.account), []).append(verdict)
     for (cluster, account), verdicts in sorted(by_account.items()):
         suite = _suite(root, f"{cluster}/{account}" if cluster else account)
         for v in verdicts:
-            case = _case(suite, v.kind, asset_id(v))
+            case = _case(suite, v.kind, asset_id(v), v.source)
             if v.state == "online":
                 continue
             if _accepted_for(v.accepted, v.state):
                 _child(case, "skipped", message=f"accepted {v.accepted}")
             else:
+                message = f"{v.state}: {_reason(v)}"
                 _child(
-                    case, "failure", message=f"{v.state}: {_reason(v)}", type=v.state
+                    case,
+                    "failure",
+                    _failure_body(v, message, down),
+                    message=message,
+                    type=v.state,
                 )
     if report.overlaps:
         suite = _suite(root, "overlaps")
@@ -943,15 +970,29 @@ def render_junit(report: Report) -> str:
     if report.errors or report.ignored:
         suite = _suite(root, "inventory")
         for e in report.errors:
-            case = _case(suite, "record", e.source)
-            _child(case, "error", message=e.message, type="record-error")
+            case = _case(suite, "record", e.source, e.source)
+            _child(case, "error", e.message, message=e.message, type="record-error")
         for i in report.ignored:
-            case = _case(suite, "record", i.source)
+            case = _case(suite, "record", i.source, i.source)
             _child(case, "skipped", message=f"ignored: {i.reason}")
     _count(root, root.findall("testsuite"))
     ET.indent(root)
     body = ET.tostring(root, encoding="unicode")
     return f'<?xml version="1.0" encoding="UTF-8"?>\n{body}\n'
+
+
+def _failure_body(
+    verdict: Verdict, message: str, down: dict[str, ClusterOutcome]
+) -> str:
+    """A failure's text: the asset, its state and reason, and its cluster's outcome."""
+    lines = [f"{asset_id(verdict)} ({verdict.source})", message]
+    if verdict.own_state is not None:
+        own = f": {verdict.own_reason}" if verdict.own_reason else ""
+        lines.append(f"its own state: {verdict.own_state}{own}")
+    outcome = down.get(verdict.cluster)
+    if outcome is not None:
+        lines.append(f"cluster outcome: {outcome.outcome}: {outcome.reason}")
+    return "\n".join(lines)
 
 
 def _xml(text: str) -> str:
@@ -962,12 +1003,28 @@ def _suite(root: ET.Element, name: str) -> ET.Element:
     return ET.SubElement(root, "testsuite", name=_xml(name))
 
 
-def _case(suite: ET.Element, classname: str, name: str) -> ET.Element:
-    return ET.SubElement(suite, "testcase", classname=_xml(classname), name=_xml(name))
+def _case(
+    suite: ET.Element, classname: str, name: str, source: str | None = None
+) -> ET.Element:
+    """A test case; ``source`` (``file:LINE``) gives its ``file`` and ``line``."""
+    attributes = {"classname": _xml(classname), "name": _xml(name), "time": "0"}
+    if source is not None:
+        path, line = _split_source(source)
+        attributes["file"] = _xml(_relative(path))
+        if line is not None:
+            attributes["line"] = str(line)
+    return ET.SubElement(suite, "testcase", attributes)
 
 
-def _child(case: ET.Element, tag: str, **attributes: str) -> None:
-    ET.SubElement(case, tag, {key: _xml(value) for key, value in attributes.items()})
+def _child(
+    case: ET.Element, tag: str, body: str | None = None, **attributes: str
+) -> None:
+    """A failure, error or skipped element; ``body`` becomes its text."""
+    element = ET.SubElement(
+        case, tag, {key: _xml(value) for key, value in attributes.items()}
+    )
+    if body is not None:  # one escaped line per line: the text may hold newlines
+        element.text = "\n".join(_xml(line) for line in body.split("\n"))
 
 
 def _count(root: ET.Element, suites: Iterable[ET.Element]) -> None:

@@ -18,6 +18,7 @@ from assetgate.check import (
     Report,
     Summary,
     TargetInfo,
+    check,
 )
 from assetgate.gate import STATES, Verdict
 from assetgate.inventory import Ignored
@@ -33,8 +34,12 @@ from assetgate.report import (
     render_sarif,
     render_text,
 )
+from tests.conftest import REPO
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from assetgate.levels import Catalogue
     from assetgate.outcomes import ClusterOutcome
 
 HOSTILE = "x|<script>\x1b[31m\nA]]>\x00`*_[y]"
@@ -623,3 +628,61 @@ def test_junit_escapes_hostile_names(hostile: Report) -> None:
     case = root.find("testsuite/testcase")
     assert case is not None
     assert case.get("name") == f"east/{HOSTILE_TERMINAL}/{HOSTILE_TERMINAL}"
+
+
+def test_sarif_names_the_tool_version_rule_help_and_relative_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, catalogue: Catalogue
+) -> None:
+    """SARIF: driver.version, help per rule, and absolute paths under the cwd made relative."""
+    from assetgate import __version__
+
+    monkeypatch.chdir(tmp_path)
+    inventory = tmp_path / "inv" / "fleet.jsonl"
+    inventory.parent.mkdir()
+    inventory.write_text(
+        '{"kind":"stream","config":{"name":"S","subjects":["s"],"sealed":7}}\n',
+        encoding="utf-8",
+    )
+    report = check([inventory], target="2.12.8", catalogue=catalogue)
+    driver = json.loads(render(report, "sarif"))["runs"][0]["tool"]["driver"]
+    assert driver["version"] == __version__
+    assert all(
+        rule["help"]["text"] == rule["fullDescription"]["text"]
+        for rule in driver["rules"]
+    )
+    results = json.loads(render(report, "sarif"))["runs"][0]["results"]
+    uris = {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for r in results
+    }
+    assert uris == {"inv/fleet.jsonl"}
+
+
+def test_junit_cases_carry_file_line_time_and_a_failure_body(
+    catalogue: Catalogue,
+) -> None:
+    """JUnit: file, line and time per case; the failure text names the cluster outcome."""
+    report = check(
+        [REPO / "fixtures/inventories/demo.jsonl"],
+        target="2.11.11",
+        catalogue=catalogue,
+    )
+    root = ET.fromstring(render(report, "junit").split("\n", 1)[1])  # noqa: S314 - our own output
+    case = next(
+        c for c in root.iter("testcase") if c.get("name") == "east/$G/H_FLOWACK"
+    )
+    assert (case.get("time"), case.get("line")) == ("0", "1")
+    assert case.get("file", "").endswith("fixtures/inventories/demo.jsonl")
+    failure = case.find("failure")
+    assert failure is not None
+    first, *rest = (failure.text or "").splitlines()
+    assert first.startswith("east/$G/H_FLOWACK (")
+    assert first.endswith("demo.jsonl:1)")
+    assert rest == [
+        "unavailable: no reply: every node exits",
+        "its own state: online",
+        (
+            "cluster outcome: crash: panic: runtime error: invalid memory address or nil "
+            "pointer dereference (in (*jetStream).processClusterCreateConsumer)"
+        ),
+    ]
