@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING
 import structlog
 
 from assetgate._cli_check import HelpFormatter, UsageError
+from assetgate._pull_settings import SettingsError, resolve_settings
 from assetgate.pull import (
     Auth,
     PullError,
@@ -47,12 +49,17 @@ def add_pull_parser(sub: Any) -> None:  # noqa: ANN401 - argparse's private subp
             "  assetgate pull --server nats://127.0.0.1:4222 -o inventory.jsonl\n"
             "  assetgate pull --server nats://n1:4222 --creds sys.creds --system -o fleet.jsonl\n"
             "  assetgate pull --monitor http://n1:8222 --monitor http://n2:8222 -o fleet.jsonl\n"
+            "  NATS_PASSWORD=... assetgate pull --context prod --user sys --system -o f.jsonl\n"
             "  assetgate check before.jsonl --target 2.12.8 --compare-observed after.jsonl\n"
         ),
         formatter_class=HelpFormatter,
     )
-    where = pull.add_mutually_exclusive_group(required=True)
-    where.add_argument("--server", metavar="URL", help="a server: nats://HOST:PORT")
+    where = pull.add_mutually_exclusive_group()
+    where.add_argument(
+        "--server",
+        metavar="URL",
+        help="a server: nats://HOST:PORT (default: NATS_URL, else the context's url)",
+    )
     where.add_argument(
         "--monitor",
         action="append",
@@ -64,13 +71,28 @@ def add_pull_parser(sub: Any) -> None:  # noqa: ANN401 - argparse's private subp
         action="store_true",
         help="ask every server through $SYS.REQ.SERVER.PING.JSZ (system account)",
     )
-    pull.add_argument("--creds", metavar="FILE", help="a .creds file (JWT and seed)")
-    pull.add_argument("--user", metavar="USER")
-    pull.add_argument("--password", metavar="PASSWORD")
-    pull.add_argument("--token", metavar="TOKEN")
-    pull.add_argument("--tls-ca", metavar="FILE")
-    pull.add_argument("--tls-cert", metavar="FILE")
-    pull.add_argument("--tls-key", metavar="FILE")
+    pull.add_argument(
+        "--context",
+        metavar="NAME",
+        help="a natscli context (default: NATS_CONTEXT): its url, user, password, token, "
+        "creds, cert, key and ca, read from $XDG_CONFIG_HOME/nats/context/NAME.json; "
+        "flags and NATS_* variables override it",
+    )
+    pull.add_argument(
+        "--creds", metavar="FILE", help="a .creds file (JWT and seed; or NATS_CREDS)"
+    )
+    pull.add_argument("--user", metavar="USER", help="or NATS_USER")
+    pull.add_argument(
+        "--password",
+        metavar="PASSWORD",
+        help="or NATS_PASSWORD, or --password-file (kept off the command line)",
+    )
+    pull.add_argument("--password-file", metavar="FILE", help="read the password here")
+    pull.add_argument("--token", metavar="TOKEN", help="or NATS_TOKEN, or --token-file")
+    pull.add_argument("--token-file", metavar="FILE", help="read the token here")
+    pull.add_argument("--tls-ca", metavar="FILE", help="or NATS_CA")
+    pull.add_argument("--tls-cert", metavar="FILE", help="or NATS_CERT")
+    pull.add_argument("--tls-key", metavar="FILE", help="or NATS_KEY")
     pull.add_argument(
         "--account", metavar="ACC", help="the account name recorded (default: asked)"
     )
@@ -94,20 +116,31 @@ def add_pull_parser(sub: Any) -> None:  # noqa: ANN401 - argparse's private subp
 
 def run_pull(args: argparse.Namespace) -> int:
     """Run ``assetgate pull``; return the exit code."""
-    if args.password and not args.user:
+    try:
+        settings = resolve_settings(args, os.environ)
+    except SettingsError as exc:
+        raise UsageError(str(exc)) from None
+    if not args.monitor:
+        if settings.server is None:
+            msg = "give --server URL (or NATS_URL, or --context NAME), or --monitor URL"
+            raise UsageError(msg)
+        args.server = settings.server
+    if settings.password and not settings.user:
         msg = "--password needs --user"
         raise UsageError(msg)
     if args.system and not args.server:
         msg = "--system needs --server"
         raise UsageError(msg)
+    if settings.sources:
+        log.info("pull_settings", sources=list(settings.sources))
     auth = Auth(
-        creds=args.creds,
-        user=args.user,
-        password=args.password,
-        token=args.token,
-        tls_ca=args.tls_ca,
-        tls_cert=args.tls_cert,
-        tls_key=args.tls_key,
+        creds=settings.creds,
+        user=settings.user,
+        password=settings.password,
+        token=settings.token,
+        tls_ca=settings.tls_ca,
+        tls_cert=settings.tls_cert,
+        tls_key=settings.tls_key,
     )
     try:
         result = _pull(args, auth)

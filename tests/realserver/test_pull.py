@@ -312,3 +312,32 @@ def test_pull_refuses_cleartext_when_tls_was_asked_for(
     err = capsys.readouterr().err
     assert (code, "does not require TLS: refusing to connect" in err) == (2, True)
     assert (b"CONNECT" in proxy.sent, PASSWORD.encode() in proxy.sent) == (False, False)
+
+
+def test_pull_from_a_natscli_context_with_the_password_in_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--context gives url and user, NATS_PASSWORD the password: nothing secret in argv."""
+    config = f'authorization {{ user: "app", password: "{PASSWORD}" }}'
+    with NatsServer("2.12.8", tmp_path / "store", extra_config=config) as server:
+        with Client(f"nats://app:{PASSWORD}@127.0.0.1:{server.port}") as client:
+            _api(client, "$JS.API.STREAM.CREATE.S", {"name": "S", "subjects": ["s.>"]})
+        context = tmp_path / "config" / "nats" / "context" / "local.json"
+        context.parent.mkdir(parents=True)
+        context.write_text(
+            json.dumps({"description": "test", "url": server.url, "user": "app"}),
+            encoding="utf-8",
+        )
+        monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+        monkeypatch.delenv("NATS_URL", raising=False)
+        monkeypatch.setenv("NATS_PASSWORD", PASSWORD)
+        out = tmp_path / "pulled.jsonl"
+        assert main(["pull", "--context", "local", "-o", str(out)]) == 0
+        monkeypatch.delenv("NATS_PASSWORD")
+        monkeypatch.setenv("NATS_URL", server.url)
+        assert main(["pull", "--user", "app", "-o", str(out)]) == 2
+    kinds = [json.loads(line)["kind"] for line in out.read_text().splitlines()]
+    assert kinds == ["server", "stream"]
+    err = capsys.readouterr().err
+    assert "authorization failed" in err
+    assert PASSWORD not in err
