@@ -22,7 +22,7 @@ import unicodedata
 import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, assert_never
+from typing import TYPE_CHECKING, Final, Protocol, TypeVar, assert_never
 from urllib.parse import quote, unquote
 
 import msgspec
@@ -31,7 +31,7 @@ from assetgate.check import accepted_rules, asset_id
 from assetgate.gate import STATES
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
 
     from assetgate.check import ErrorEntry, Overlap, Report, Summary
     from assetgate.gate import Verdict
@@ -359,14 +359,17 @@ def render_text(report: Report) -> str:
             lines.append(f"      {esc(_overlap_text(overlap))}")
     if report.errors:
         lines += ["", f"errors ({len(report.errors)})"]
-        for error in report.errors:
+        notes: list[str] = []
+        for error in _per_file(report.errors, "record errors", notes, "  ", esc):
             retry = "retriable" if error.retriable else "not retriable"
             lines.append(f"  {esc(error.source)}: {esc(error.message)} ({retry})")
+        lines += notes
     if report.ignored:
         lines += ["", f"ignored ({len(report.ignored)})"]
-        lines += [
-            f"  {esc(item.source)}: {esc(item.reason)}" for item in report.ignored
-        ]
+        notes = []
+        for item in _per_file(report.ignored, "ignored records", notes, "  ", esc):
+            lines.append(f"  {esc(item.source)}: {esc(item.reason)}")
+        lines += notes
     lines += ["", f"verdict: {_verdict_line(report)}"]
     return "\n".join(lines) + "\n"
 
@@ -451,6 +454,44 @@ def _text_asset(verdict: Verdict, lines: list[str], *, on_target: bool) -> None:
 
 
 # --- json --------------------------------------------------------------------------------
+
+
+PER_FILE: Final = 20
+"""Record errors (and ignored records) the text and Markdown reports list per input
+file; the rest are counted in one line (JSON, SARIF and JUnit list every one)."""
+
+
+class _HasSource(Protocol):
+    @property
+    def source(self) -> str: ...
+
+
+_Sourced = TypeVar("_Sourced", bound=_HasSource)
+
+
+def _per_file(
+    entries: Sequence[_Sourced],
+    what: str,
+    notes: list[str],
+    indent: str,
+    esc: Callable[[str], str],
+) -> list[_Sourced]:
+    """The first :data:`PER_FILE` entries of each file; a note per file for the rest."""
+    shown: list[_Sourced] = []
+    left: Counter[str] = Counter()
+    seen: Counter[str] = Counter()
+    for entry in entries:
+        path = _split_source(entry.source)[0]
+        seen[path] += 1
+        if seen[path] <= PER_FILE:
+            shown.append(entry)
+        else:
+            left[path] += 1
+    notes.extend(
+        f"{indent}... {count} more {what} in {esc(path)} (--format json lists every one)"
+        for path, count in left.items()
+    )
+    return shown
 
 
 def render_json(report: Report) -> str:
@@ -548,13 +589,18 @@ def render_markdown(report: Report) -> str:
     if report.errors:
         lines += ["", "### Record errors", "", "| source | message | retriable |"]
         lines.append("| --- | --- | --- |")
-        for e in report.errors:
+        folded: list[str] = []
+        for e in _per_file(report.errors, "record errors", folded, "", md):
             retry = "yes" if e.retriable else "no"
             lines.append(_md_row([md(e.source), md(e.message), retry]))
+        lines += [_md_row([note, "", ""]) for note in folded]
     if report.ignored:
         lines += ["", "### Ignored records", "", "| source | reason |"]
         lines.append("| --- | --- |")
-        lines += [_md_row([md(i.source), md(i.reason)]) for i in report.ignored]
+        folded = []
+        for i in _per_file(report.ignored, "ignored records", folded, "", md):
+            lines.append(_md_row([md(i.source), md(i.reason)]))
+        lines += [_md_row([note, ""]) for note in folded]
     return "\n".join(lines) + "\n"
 
 

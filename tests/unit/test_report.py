@@ -686,3 +686,26 @@ def test_junit_cases_carry_file_line_time_and_a_failure_body(
             "pointer dereference (in (*jetStream).processClusterCreateConsumer)"
         ),
     ]
+
+
+def test_text_and_markdown_fold_record_errors_per_file(catalogue: Catalogue) -> None:
+    """At most 20 record errors per file in text and Markdown; JSON keeps every one."""
+    from assetgate.inventory import RecordError
+    from assetgate.report import PER_FILE
+
+    errors = [RecordError(source=f"a.jsonl:{n}", message="bad") for n in range(1, 46)]
+    errors += [RecordError(source=f"b.jsonl:{n}", message="bad") for n in range(1, 4)]
+    report = check(errors, target="2.12.8", catalogue=catalogue)
+    text = render(report, "text")
+    assert text.count("a.jsonl:") == PER_FILE
+    assert text.count("b.jsonl:") == 3
+    assert (
+        "  ... 25 more record errors in a.jsonl (--format json lists every one)" in text
+    )
+    markdown = render(report, "markdown")
+    assert markdown.count("| a.jsonl:") == PER_FILE
+    assert (
+        "| ... 25 more record errors in a.jsonl (--format json lists every one) |"
+        in markdown
+    )
+    assert len(json.loads(render(report, "json"))["errors"]) == 48
