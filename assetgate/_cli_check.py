@@ -64,11 +64,14 @@ FAIL_ON_CHOICES: Final = (
     *STATES,
     "errors",
     "overlaps",
+    "ignored",
     "stamp_missing",
     "stamp_unparsable",
     "stamp_too_low",
     "stamp_too_high",
 )
+FAIL_ON_ALIASES: Final = {"record-error": "errors", "overlap": "overlaps"}
+"""The rule names of SARIF, JUnit and ``--accept`` that ``--fail-on`` takes too."""
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -106,7 +109,11 @@ def parse_fail_on(text: str | None) -> tuple[str, ...]:
     """
     if text is None:
         return DEFAULT_FAIL_ON
-    items = tuple(item.strip() for item in text.split(",") if item.strip())
+    items = tuple(
+        FAIL_ON_ALIASES.get(item.strip(), item.strip())
+        for item in text.split(",")
+        if item.strip()
+    )
     for item in items:
         if item.startswith(FLOOR_ABOVE):
             try:
@@ -121,7 +128,7 @@ def parse_fail_on(text: str | None) -> tuple[str, ...]:
         and not item.startswith(FLOOR_ABOVE)
     ]
     if unknown:
-        choices = ", ".join(FAIL_ON_CHOICES)
+        choices = ", ".join([*FAIL_ON_CHOICES, *FAIL_ON_ALIASES])
         msg = (
             f"--fail-on: unknown {', '.join(map(repr, unknown))} (choose from "
             f"{choices}, floor-above=VERSION, or none)"

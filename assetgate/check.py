@@ -296,6 +296,9 @@ def _failing(report: Report, fail_on: Iterable[str]) -> Iterator[Callable[[], st
                     overlap.account,
                     *overlap.streams,
                 )
+    if "ignored" in wanted:
+        for item in report.ignored:
+            yield functools.partial("ignored: {}".format, item.source)
 
 
 def _asset_finding(rule: str, verdict: Verdict) -> str:

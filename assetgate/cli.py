@@ -283,6 +283,8 @@ def build_parser() -> argparse.ArgumentParser:
         "does: degraded, unloadable, detached and unavailable assets, a cluster outcome other "
         "than ok, and an inventory with no asset, unless --accept names them; also overlaps "
         "and drift flags stamp_missing, stamp_unparsable, stamp_too_low, stamp_too_high; "
+        "ignored (records that are not assets); the SARIF rule names record-error and "
+        "overlap work too; "
         "with --target all or A..B: floor-above=VERSION, a cluster whose lowest "
         "lossless release is above VERSION, or that loses an asset on it; none)",
     )

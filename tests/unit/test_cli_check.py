@@ -733,3 +733,23 @@ def test_matrix_formats_render(capsys: pytest.CaptureFixture[str], fmt: str) -> 
         assert "## Floors" in out
     else:
         assert "floors (" in out
+
+
+@pytest.mark.parametrize(
+    ("fail_on", "code"),
+    [("none", 0), ("ignored", 1), ("record-error", 1), ("errors", 1), ("overlap", 0)],
+)
+def test_fail_on_takes_the_rule_names_of_the_reports(
+    tmp_path: Path, fail_on: str, code: int
+) -> None:
+    """--fail-on takes SARIF's record-error and overlap, and ignored records fail too."""
+    path = tmp_path / "inv.jsonl"
+    path.write_text(
+        '{"kind":"stream","config":{"name":"S","subjects":["s"]},"account":"A"}\n'
+        '{"kind":"kv"}\n'
+        + ('{"kind":"stream",\n' if fail_on in {"record-error", "errors"} else ""),
+        encoding="utf-8",
+    )
+    assert (
+        main(["check", str(path), "--target", "2.12.8", "--fail-on", fail_on]) == code
+    )
