@@ -26,7 +26,7 @@ from assetgate._logconfig import configure_logging
 from assetgate.admission import Admission, admit
 from assetgate.errors import AssetgateError, CatalogueError
 from assetgate.levels import build_catalogue, checksum_text, describe, load_catalogue
-from assetgate.report import ReportFormat
+from assetgate.report import ReportFormat, escape_terminal
 from assetgate.schema import SCHEMAS, json_schema
 from assetgate.validate import Validation, validate
 
@@ -711,7 +711,8 @@ def render_validation(result: Validation, *, source: str) -> str:
     lines.append(
         f"  min server:       {result.min_server_version or 'no known release'}"
     )
-    return "\n".join(lines) + "\n"
+    # names come from the config: nothing in them may move the cursor or end a line
+    return "\n".join(escape_terminal(line) for line in lines) + "\n"
 
 
 def _md(metadata: dict[str, str] | None) -> str:

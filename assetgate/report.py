@@ -370,7 +370,7 @@ def render_text(report: Report) -> str:
         for item in _per_file(report.ignored, "ignored records", notes, "  ", esc):
             lines.append(f"  {esc(item.source)}: {esc(item.reason)}")
         lines += notes
-    lines += ["", f"verdict: {_verdict_line(report)}"]
+    lines += ["", f"verdict: {esc(_verdict_line(report))}"]
     return "\n".join(lines) + "\n"
 
 
@@ -804,7 +804,7 @@ def render_github(report: Report) -> str:
             if line is not None:
                 properties.insert(1, f"line={line}")
         lines.append(f"::{level} {','.join(properties)}::{_github_data(message)}")
-    lines.append(f"verdict: {_verdict_line(report)}")
+    lines.append(f"verdict: {escape_terminal(_verdict_line(report))}")
     return "\n".join(lines) + "\n"
 
 
@@ -834,8 +834,11 @@ def _github_location(result: _SarifObject) -> tuple[str, int | None] | None:
 
 
 def _github_data(text: str) -> str:
-    """A workflow command's message: ``%``, CR and LF escaped, as the runner reads it."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A workflow command's message: control characters and ``%`` escaped."""
+    # control characters (ESC, BEL, newlines...) as escape_terminal shows them, then
+    # what the runner itself decodes
+    safe = escape_terminal(text)
+    return safe.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _github_property(text: str) -> str:

@@ -132,7 +132,7 @@ def _text(rolling: Rolling) -> list[str]:
                     out.append(f"             assets: {names}{tail}")
         out.append("  " + escape_terminal(_conclusion(cluster, rolling)))
     out += [escape_terminal(line) for line in _records(rolling)]
-    out.append(_verdict(rolling))
+    out.append(escape_terminal(_verdict(rolling)))
     return out
 
 

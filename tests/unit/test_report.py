@@ -709,3 +709,57 @@ def test_text_and_markdown_fold_record_errors_per_file(catalogue: Catalogue) -> 
         in markdown
     )
     assert len(json.loads(render(report, "json"))["errors"]) == 48
+
+
+def test_hostile_cluster_names_cannot_forge_a_verdict_line(
+    tmp_path: Path, catalogue: Catalogue, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A down cluster named with ESC/newline: every verdict line stays one escaped line."""
+    from assetgate.cli import main
+    from assetgate.inventory import Asset
+    from assetgate.report_rolling import render_rolling
+    from assetgate.rolling import check_rolling
+
+    name = "east\x1b[31m\nFAKE: all clear\x07"
+    records = [
+        Asset(
+            source="t:1",
+            cluster=name,
+            kind="stream",
+            stream="H",
+            name="H",
+            config=json.dumps({"name": "H", "subjects": ["h"]}).encode(),
+        ),
+        Asset(
+            source="t:2",
+            cluster=name,
+            kind="consumer",
+            stream="H",
+            name="C",
+            config=json.dumps(
+                {
+                    "durable_name": "C",
+                    "ack_policy": "flow_control",
+                    "deliver_subject": "d",
+                }
+            ).encode(),
+        ),
+    ]
+    report = check(records, target="2.12.8", catalogue=catalogue)
+    rolling = check_rolling(records, start="2.15.1", end="2.12.8", catalogue=catalogue)
+    for text in (
+        render(report, "text"),
+        render(report, "github"),
+        render_rolling(rolling, "text"),
+    ):
+        assert not any(line.startswith("FAKE") for line in text.splitlines())
+        assert "\x1b" not in text
+        assert "\x07" not in text
+    config = tmp_path / "evil.json"
+    config.write_text('{"name":"S","subjects":["s"],"x\\u001b[31m\\nFAKE":1}', "utf-8")
+    assert (
+        main(["validate", "--server", "2.12.8", "--kind", "stream", str(config)]) == 1
+    )
+    out = capsys.readouterr().out
+    assert "\x1b" not in out
+    assert not any(line.startswith("FAKE") for line in out.splitlines())

@@ -45,7 +45,7 @@ def test_one_annotation_per_sarif_result_with_its_file_and_line(
 
 
 def test_hostile_names_stay_on_one_line(catalogue: Catalogue) -> None:
-    """Newlines, % and commas in names are escaped as the runner reads them."""
+    """Newlines, other control characters, % and commas in names cannot end a line."""
     name = "S%0A,x\nevil"
     asset = Asset(
         source="inv\n,1.jsonl:3",
@@ -58,8 +58,8 @@ def test_hostile_names_stay_on_one_line(catalogue: Catalogue) -> None:
     lines = render(report, "github").splitlines()
     results = json.loads(render_sarif(report))["runs"][0]["results"]
     assert len(lines) == len(results) + 1  # no line broken by a name
-    assert "S%250A,x%0Aevil" in lines[0]  # data: %, LF escaped
-    assert "file=inv%0A%2C1.jsonl,line=3" in lines[0]  # property: also , and :
+    assert "S%250A,x\\x0aevil" in lines[0]  # data: % and control characters escaped
+    assert "file=inv\\x0a%2C1.jsonl,line=3" in lines[0]  # property: also , and :
 
 
 def test_accepted_findings_become_notices(catalogue: Catalogue) -> None:
