@@ -8,6 +8,7 @@ versions (the one that decides in a mixed cluster).
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
 import time
@@ -199,14 +200,37 @@ def pull_system(
     return asyncio.run(_pull_system(url, auth, timeout, wait, expect_servers))
 
 
+def _request(url: str) -> urllib.request.Request:
+    """A GET of ``url``; ``user:password@`` in it becomes HTTP basic authentication.
+
+    urllib would take the user information for part of the host name (a DNS error);
+    a monitoring port behind an authenticating proxy expects the header.
+    """
+    parts = urllib.parse.urlsplit(url)
+    if parts.username is None:
+        return urllib.request.Request(url)  # noqa: S310 - http(s) only, checked
+    host = parts.hostname or ""
+    if ":" in host:  # an IPv6 literal
+        host = f"[{host}]"
+    netloc = f"{host}:{parts.port}" if parts.port is not None else host
+    plain = urllib.parse.urlunsplit(parts._replace(netloc=netloc))
+    user = urllib.parse.unquote(parts.username)
+    password = urllib.parse.unquote(parts.password or "")
+    token = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+    return urllib.request.Request(  # noqa: S310 - http(s) only, checked
+        plain, headers={"Authorization": f"Basic {token}"}
+    )
+
+
 def _get(url: str, timeout: float, context: ssl.SSLContext | None) -> bytes:
     last = ""
+    request = _request(url)
     for attempt in range(RETRIES + 1):
         if attempt:
             time.sleep(BACKOFF_S * 2 ** (attempt - 1))
         try:
             # http(s) only: pull_monitor checks the scheme
-            opened = urllib.request.urlopen(url, timeout=timeout, context=context)  # noqa: S310
+            opened = urllib.request.urlopen(request, timeout=timeout, context=context)  # noqa: S310
             with opened as response:
                 data: bytes = response.read()
                 return data

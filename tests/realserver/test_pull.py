@@ -115,6 +115,13 @@ def test_monitor_pull_matches_system_pull(cluster: NatsCluster) -> None:
     ]
 
 
+def test_monitor_url_with_user_information_is_basic_auth(cluster: NatsCluster) -> None:
+    """``http://user:pw@host`` reaches the host (basic auth), not a DNS lookup of it."""
+    plain = [f"http://127.0.0.1:{node.monitor_port}" for node in cluster.nodes]
+    userinfo = [url.replace("http://", "http://probe:p%40ss@") for url in plain]
+    assert _keys(pull_monitor(userinfo)) == _keys(pull_monitor(plain)) == EXPECTED
+
+
 def test_cli_pull_keeps_credentials_out(
     cluster: NatsCluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -58,3 +58,16 @@ def test_connection_problems_are_one_line(
         f"assetgate: error: {message.format(port=port)}\n",
         False,
     )
+
+
+def test_monitor_user_information_becomes_a_basic_auth_header() -> None:
+    """The URL loses ``user:pw@``; the request carries it as HTTP basic auth."""
+    import base64
+
+    from assetgate._pull_fleet import _request
+
+    request = _request("http://probe:p%40ss@[::1]:8222/varz")
+    assert request.full_url == "http://[::1]:8222/varz"
+    token = base64.b64encode(b"probe:p@ss").decode()
+    assert request.get_header("Authorization") == f"Basic {token}"
+    assert _request("http://h:8222/jsz").get_header("Authorization") is None
