@@ -206,7 +206,8 @@ def run_check(args: argparse.Namespace, catalogue: Catalogue) -> int:
         return _verify(args, plan, make_plan(report))
     if compare:
         return _compare(args, report, [r for r in inventory if isinstance(r, Asset)])
-    _emit(args, render(report, ReportFormat(args.format)))
+    folding = None if args.show == "all" else fail_on
+    _emit(args, render(report, ReportFormat(args.format), fail_on=folding))
     if args.plan_out:
         encoded = msgspec.json.encode(make_plan(report), order="deterministic")
         Path(args.plan_out).write_bytes(msgspec.json.format(encoded, indent=2) + b"\n")

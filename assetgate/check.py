@@ -41,7 +41,14 @@ from assetgate.inventory import Asset, Ignored, RecordError, read_inventory
 from assetgate.levels import BUILD_LOCK, Catalogue, ServerProfile, load_catalogue
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+    from collections.abc import (
+        Callable,
+        Collection,
+        Iterable,
+        Iterator,
+        Mapping,
+        Sequence,
+    )
 
     from assetgate.gate import Verdict
 
@@ -67,6 +74,8 @@ __all__ = [
     "check",
     "compare_plans",
     "count_findings",
+    "failing_rules",
+    "failing_set",
     "finding_rules",
     "inventory_digest",
     "iter_records",
@@ -264,9 +273,29 @@ def count_findings(report: Report, fail_on: Iterable[str]) -> int:
     return sum(1 for _ in _failing(report, fail_on))
 
 
+def failing_rules(verdict: Verdict, wanted: Collection[str]) -> list[str]:
+    """The rules of ``wanted`` (states, drift flags) that fail the run for ``verdict``.
+
+    An acceptance covers the findings of its rule only (``*``: all of them).
+    """
+    state, drift = verdict.state, verdict.drift
+    rules = accepted_rules(verdict.accepted)
+    found: list[str] = []
+    if state in wanted and not rules & {"*", state}:
+        found.append(state)
+    if drift is not None and drift in wanted and not rules & {"*", drift}:
+        found.append(drift)
+    return found
+
+
+def failing_set(fail_on: Iterable[str]) -> frozenset[str]:
+    """What fails a run: ``fail_on`` and :data:`ALWAYS_FAIL`."""
+    return frozenset(fail_on) | frozenset(ALWAYS_FAIL)
+
+
 def _failing(report: Report, fail_on: Iterable[str]) -> Iterator[Callable[[], str]]:
     """Each finding that fails the run, as a function that words it."""
-    wanted = set(fail_on) | set(ALWAYS_FAIL)
+    wanted = failing_set(fail_on)
     for cluster in report.clusters:
         if cluster.outcome != "ok" and cluster.accepted is None:
             yield functools.partial(
@@ -275,15 +304,11 @@ def _failing(report: Report, fail_on: Iterable[str]) -> Iterator[Callable[[], st
     if report.summary.assets == 0:
         yield functools.partial("no-assets: {}".format, _nothing_to_judge(report))
     for verdict in report.assets:
-        # an acceptance covers the findings of its rule only (``*``: all of them)
         state, drift = verdict.state, verdict.drift
         if state not in wanted and (drift is None or drift not in wanted):
             continue
-        rules = accepted_rules(verdict.accepted)
-        if state in wanted and not rules & {"*", state}:
-            yield functools.partial(_asset_finding, state, verdict)
-        if drift is not None and drift in wanted and not rules & {"*", drift}:
-            yield functools.partial(_asset_finding, drift, verdict)
+        for rule in failing_rules(verdict, wanted):
+            yield functools.partial(_asset_finding, rule, verdict)
     if "errors" in wanted:
         for error in report.errors:
             yield functools.partial("error: {}".format, error.source)

@@ -277,6 +277,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     chk.add_argument("--output", "-o", metavar="FILE", help="write the report here")
     chk.add_argument(
+        "--show",
+        choices=["failing", "all"],
+        default="failing",
+        help="text and markdown: list every finding that fails the run and at most 10 "
+        "per state of the others, counting the rest (failing, the default), or list "
+        "them all (all); the other formats always list every finding",
+    )
+    chk.add_argument(
         "--fail-on",
         metavar="STATE,...",
         help="what else makes the exit status 1 (default: offline,errors, besides what always "

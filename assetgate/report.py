@@ -27,7 +27,7 @@ from urllib.parse import quote, unquote
 
 import msgspec
 
-from assetgate.check import accepted_rules, asset_id
+from assetgate.check import accepted_rules, asset_id, failing_rules, failing_set
 from assetgate.gate import STATES
 
 if TYPE_CHECKING:
@@ -66,12 +66,16 @@ class ReportFormat(enum.StrEnum):
         return self.value
 
 
-def render(report: Report, fmt: str) -> str:
+def render(report: Report, fmt: str, *, fail_on: Iterable[str] | None = None) -> str:
     """Render a report in one of the :class:`ReportFormat` formats.
 
     Args:
         report: the result of :func:`assetgate.check.check`.
         fmt: a :class:`ReportFormat` or its value.
+        fail_on: what fails the run (as ``check --fail-on``): when given, the text and
+            Markdown formats list every finding that fails the run and at most
+            :data:`FOLDED_SHOWN` per state of the others, counting the rest (a fleet's
+            60,000 ``stamp_missing`` drifts); ``None`` lists every finding.
 
     Returns:
         The rendered report, ending with a newline.
@@ -87,11 +91,11 @@ def render(report: Report, fmt: str) -> str:
         raise ValueError(msg) from None
     match kind:
         case ReportFormat.TEXT:
-            return render_text(report)
+            return render_text(report, fail_on=fail_on)
         case ReportFormat.JSON:
             return render_json(report)
         case ReportFormat.MARKDOWN:
-            return render_markdown(report)
+            return render_markdown(report, fail_on=fail_on)
         case ReportFormat.SARIF:
             return render_sarif(report)
         case ReportFormat.JUNIT:
@@ -189,6 +193,32 @@ def _finding_groups(report: Report) -> dict[str, list[Verdict]]:
         if verdict.state != "online" or verdict.drift is not None or verdict.notes:
             groups[verdict.state].append(verdict)
     return groups
+
+
+FOLDED_SHOWN: Final = 10
+"""Findings per state that the text and Markdown formats list when they do not fail
+the run (``render(..., fail_on=...)``); the rest are counted."""
+_FOLD_NOTE: Final = "... {count} more that do not fail the run (--show all lists them)"
+
+
+def _folded(
+    group: Sequence[Verdict], fail_on: Iterable[str] | None
+) -> tuple[list[Verdict], int]:
+    """The group's findings to list, and how many others are only counted."""
+    if fail_on is None:
+        return list(group), 0
+    wanted = failing_set(fail_on)
+    listed: list[Verdict] = []
+    others = 0
+    for verdict in group:
+        if failing_rules(verdict, wanted):
+            listed.append(verdict)
+        elif others < FOLDED_SHOWN:
+            listed.append(verdict)
+            others += 1
+        else:
+            others += 1
+    return listed, max(others - FOLDED_SHOWN, 0)
 
 
 def _findings(report: Report) -> list[Verdict]:
@@ -318,11 +348,12 @@ def _plural(count: int, one: str, many: str) -> str:
 # --- text --------------------------------------------------------------------------------
 
 
-def render_text(report: Report) -> str:
+def render_text(report: Report, *, fail_on: Iterable[str] | None = None) -> str:
     """A terminal-readable report (80-100 columns); untrusted text is escaped.
 
     Args:
         report: the report to render.
+        fail_on: fold the findings that do not fail the run (see :func:`render`).
 
     Returns:
         Header, per-account state table, findings by state, overlaps, errors, the
@@ -349,8 +380,11 @@ def render_text(report: Report) -> str:
                 noted = any(v.notes for v in group)
                 title = "online, level stamp drifts" + (" or notes" if noted else "")
             lines += ["", f"{title} ({len(group)})"]
-            for verdict in group:
+            listed, left = _folded(group, fail_on)
+            for verdict in listed:
                 _text_asset(verdict, lines, on_target=on_target)
+            if left:
+                lines.append(f"  {_FOLD_NOTE.format(count=left)}")
     if report.overlaps:
         lines += ["", f"overlaps ({len(report.overlaps)})"]
         for overlap in report.overlaps:
@@ -510,11 +544,12 @@ def render_json(report: Report) -> str:
 # --- markdown ----------------------------------------------------------------------------
 
 
-def render_markdown(report: Report) -> str:
+def render_markdown(report: Report, *, fail_on: Iterable[str] | None = None) -> str:
     """A Markdown summary for ``$GITHUB_STEP_SUMMARY``; untrusted text is escaped.
 
     Args:
         report: the report to render.
+        fail_on: fold the findings that do not fail the run (see :func:`render`).
 
     Returns:
         A heading, the per-account state table, and tables of findings, overlaps and
@@ -568,10 +603,19 @@ def render_markdown(report: Report) -> str:
     if findings:
         lines += ["", "### Findings", "", "| state | asset | reason | notes |"]
         lines.append("| --- | --- | --- | --- |")
-        for v in findings:
-            notes = _notes(v, mixed=bool(report.target.clusters))
-            cells = [v.state, md(asset_id(v)), md(v.reason or ""), md("; ".join(notes))]
-            lines.append(_md_row(cells))
+        for state, group in _finding_groups(report).items():
+            listed, left = _folded(group, fail_on)
+            for v in listed:
+                notes = _notes(v, mixed=bool(report.target.clusters))
+                cells = [
+                    v.state,
+                    md(asset_id(v)),
+                    md(v.reason or ""),
+                    md("; ".join(notes)),
+                ]
+                lines.append(_md_row(cells))
+            if left:
+                lines.append(_md_row([state, _FOLD_NOTE.format(count=left), "", ""]))
     if report.overlaps:
         lines += ["", "### Overlaps", "", "| account | streams | subjects | offline |"]
         lines.append("| --- | --- | --- | --- |")

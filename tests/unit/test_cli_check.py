@@ -753,3 +753,41 @@ def test_fail_on_takes_the_rule_names_of_the_reports(
     assert (
         main(["check", str(path), "--target", "2.12.8", "--fail-on", fail_on]) == code
     )
+
+
+def test_findings_that_do_not_fail_are_folded_in_text_and_markdown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """40 stamp_missing drifts: 10 listed and a count, unless they fail or --show all."""
+    path = tmp_path / "inv.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps(
+                {"kind": "stream", "config": {"name": f"S{n}", "subjects": [f"s{n}"]}}
+            )
+            + "\n"
+            for n in range(40)
+        ),
+        encoding="utf-8",
+    )
+    base = ["check", str(path), "--target", "2.12.8"]
+    runs = {
+        "text": [*base],
+        "markdown": [*base, "--format", "markdown"],
+        "all": [*base, "--show", "all"],
+        "failing": [*base, "--fail-on", "stamp_missing"],
+    }
+    listed = {}
+    for name, args in runs.items():
+        main(args)
+        out = capsys.readouterr().out
+        listed[name] = (
+            out.count("req.level stamp (the config"),
+            "30 more that do not fail" in out,
+        )
+    assert listed == {
+        "text": (10, True),
+        "markdown": (10, True),
+        "all": (40, False),
+        "failing": (40, False),
+    }
