@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import textwrap
 from pathlib import Path
@@ -39,6 +40,9 @@ from assetgate.report_rolling import ROLLING_FORMATS, render_rolling
 from assetgate.rolling import check_rolling, parse_rolling, rolling_failures
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
+    from assetgate._accept import Acceptance
     from assetgate.check import Report
     from assetgate.gate import Mode
     from assetgate.levels import Catalogue
@@ -189,7 +193,7 @@ def run_check(args: argparse.Namespace, catalogue: Catalogue) -> int:
             )
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-    try:
+    with _plain_value_errors_as_usage():
         report = check(
             inventory,
             target=targets,
@@ -198,10 +202,6 @@ def run_check(args: argparse.Namespace, catalogue: Catalogue) -> int:
             catalogue=catalogue,
             workers=args.workers,
         )
-    except ValueError as exc:
-        if type(exc) is ValueError:
-            raise UsageError(str(exc)) from None
-        raise
     if plan is not None:
         return _verify(args, plan, make_plan(report))
     if compare:
@@ -211,13 +211,7 @@ def run_check(args: argparse.Namespace, catalogue: Catalogue) -> int:
     if args.plan_out:
         encoded = msgspec.json.encode(make_plan(report), order="deterministic")
         Path(args.plan_out).write_bytes(msgspec.json.format(encoded, indent=2) + b"\n")
-    for acceptance in report.accepted:
-        if not acceptance.matched:
-            print(
-                f"assetgate: warning: --accept {acceptance.rule}:{acceptance.asset} "
-                "matched nothing",
-                file=sys.stderr,
-            )
+    _warn_unmatched(report.accepted)
     return 1 if finding_rules(report, fail_on) else 0
 
 
@@ -268,7 +262,7 @@ def _run_matrix(
         raise UsageError(msg)
     if floor is not None:
         floor = catalogue.server(floor).version.text  # a release, not a line
-    try:
+    with _plain_value_errors_as_usage():
         matrix = check_matrix(
             list(args.inventory),
             releases=args.target[0],
@@ -277,18 +271,8 @@ def _run_matrix(
             fail_on=fail_on,
             catalogue=catalogue,
         )
-    except ValueError as exc:
-        if type(exc) is ValueError:
-            raise UsageError(str(exc)) from None
-        raise
     _emit(args, render_matrix(matrix, args.format))
-    for acceptance in matrix.accepted:
-        if not acceptance.matched:
-            print(
-                f"assetgate: warning: --accept {acceptance.rule}:{acceptance.asset} "
-                "matched nothing",
-                file=sys.stderr,
-            )
+    _warn_unmatched(matrix.accepted)
     return 1 if matrix_failures(matrix, floor) else 0
 
 
@@ -311,7 +295,7 @@ def _run_rolling(args: argparse.Namespace, catalogue: Catalogue) -> int:
             if flag != "--target":
                 msg = f"--rolling does not take {flag}"
             raise UsageError(msg)
-    if args.mode is None and pulled_mode(args.inventory).mode == "single":
+    if args.mode is None and _pulled(args).mode == "single":
         msg = (
             "--rolling: the inventory's pull records name only standalone servers, "
             "and a single server has no rolling steps"
@@ -320,7 +304,7 @@ def _run_rolling(args: argparse.Namespace, catalogue: Catalogue) -> int:
     if args.format not in ROLLING_FORMATS:
         msg = f"--rolling prints {', '.join(ROLLING_FORMATS)}, not {args.format}"
         raise UsageError(msg)
-    try:
+    with _plain_value_errors_as_usage():
         start, end = parse_rolling(args.rolling, catalogue)
         rolling = check_rolling(
             list(args.inventory),
@@ -330,18 +314,8 @@ def _run_rolling(args: argparse.Namespace, catalogue: Catalogue) -> int:
             accept=args.accept or (),
             catalogue=catalogue,
         )
-    except ValueError as exc:
-        if type(exc) is ValueError:
-            raise UsageError(str(exc)) from None
-        raise
     _emit(args, render_rolling(rolling, args.format))
-    for acceptance in rolling.accepted:
-        if not acceptance.matched:
-            print(
-                f"assetgate: warning: --accept {acceptance.rule}:{acceptance.asset} "
-                "matched nothing",
-                file=sys.stderr,
-            )
+    _warn_unmatched(rolling.accepted)
     return 1 if rolling_failures(rolling) else 0
 
 
@@ -351,6 +325,31 @@ def _mode(args: argparse.Namespace) -> Mode:
     for note in notes:
         print(note, file=sys.stderr)
     return mode
+
+
+@contextlib.contextmanager
+def _plain_value_errors_as_usage() -> Iterator[None]:
+    """A plain ``ValueError`` (a bad range, an acceptance) is the user's: exit 2.
+
+    Its subclasses (the project's own errors) go on to their own handlers.
+    """
+    try:
+        yield
+    except ValueError as exc:
+        if type(exc) is ValueError:
+            raise UsageError(str(exc)) from None
+        raise
+
+
+def _warn_unmatched(accepted: Iterable[Acceptance]) -> None:
+    """Warn on stderr about each ``--accept`` that matched nothing."""
+    for acceptance in accepted:
+        if not acceptance.matched:
+            print(
+                f"assetgate: warning: --accept {acceptance.rule}:{acceptance.asset} "
+                "matched nothing",
+                file=sys.stderr,
+            )
 
 
 def _emit(args: argparse.Namespace, text: str) -> None:

@@ -4,7 +4,7 @@ A rolling change from release FROM to release TO restarts a cluster's nodes one 
 time, so between the first and the last restart the cluster runs both. Whatever the
 older of the two cannot honour is then handled by some nodes and not by others. The
 prediction of each step comes from two single-release judgements of the inventory
-(:func:`~assetgate.check.check` on FROM and on TO) and the catalogue's facts on
+(FROM and TO, read and judged in one pass as ``check --target A..B`` does) and the catalogue's facts on
 clusters of several releases (``mixed`` and ``mixed_leader`` of
 ``[[cluster_outcomes]]`` in ``levels/``):
 
@@ -37,7 +37,7 @@ from packaging.version import Version
 # msgspec reads the Struct annotations at runtime
 from assetgate._accept import Acceptance
 from assetgate._collect import ErrorEntry  # noqa: TC001
-from assetgate.check import check
+from assetgate._multi import judge_releases
 from assetgate.gate import asset_id
 from assetgate.inventory import Ignored  # noqa: TC001
 from assetgate.levels import load_catalogue
@@ -49,7 +49,8 @@ if TYPE_CHECKING:
     from assetgate.check import Report
     from assetgate.gate import Verdict
     from assetgate.inventory import Asset, RecordError
-    from assetgate.levels import Catalogue, ClusterOutcomeRule
+    from assetgate.levels import Catalogue, ClusterOutcomeRule, Outcome
+    from assetgate.outcomes import ClusterOutcome
 
 __all__ = [
     "ACCEPT_RULE",
@@ -260,12 +261,16 @@ def check_rolling(
         msg = f"a rolling change needs two releases, got {first} twice"
         raise ValueError(msg)
     patterns = [_accept_pattern(item) for item in accept]
-    records = list(inventory)
-    before = check(records, target=first, mode="cluster", catalogue=cat)
-    after = check(records, target=last, mode="cluster", catalogue=cat)
+    # the inventory read and each asset judged once for both releases, as a matrix
+    # run does; the reports list only what is not online (or drifts)
+    profiles = [cat.server(first), cat.server(last)]
+    start_of, end_of = judge_releases(
+        inventory, profiles, "cluster", cat, rules=[], fail_on=()
+    )
+    before, after = start_of.report, end_of.report
     upgrade = Version(last) > Version(first)
     change = _Change(before, after, nodes, upgrade, cat)
-    names = sorted({o.cluster for o in before.clusters})
+    names = sorted(start_of.counts)
     clusters = tuple(_cluster(name, change) for name in names)
     matched: dict[str, list[str]] = {pattern: [] for pattern in patterns}
     marked: list[RollingCluster] = []
@@ -325,11 +330,19 @@ def _accept_pattern(item: str) -> str:
     return pattern
 
 
+def _outcome(report: Report, cluster: str) -> ClusterOutcome | None:
+    """The cluster's outcome on the report's release; ``None`` when it stays up."""
+    return next(
+        (o for o in report.clusters if o.cluster == cluster and o.outcome != "ok"),
+        None,
+    )
+
+
 def _whole(report: Report, cluster: str) -> tuple[StepState, list[RollingEffect]]:
     """A step on one release: that release's own report of the cluster."""
     effects: list[RollingEffect] = []
-    outcome = next(o for o in report.clusters if o.cluster == cluster)
-    if outcome.outcome != "ok":
+    outcome = _outcome(report, cluster)
+    if outcome is not None:
         effects.append(
             RollingEffect(
                 state=_FROM_OUTCOME[outcome.outcome],
@@ -348,7 +361,7 @@ def _whole(report: Report, cluster: str) -> tuple[StepState, list[RollingEffect]
             effects.append(
                 RollingEffect(
                     state=_FROM_STATE[state],
-                    what=f"{len(verdicts)} asset(s) {state} on {verdicts[0].target}",
+                    what=f"{len(verdicts)} asset(s) {state} on {report.target.version}",
                     reason=verdicts[0].reason,
                     assets=tuple(asset_id(v) for v in verdicts),
                 )
@@ -370,14 +383,14 @@ def _outcome_effects(
     ``its_nodes`` of ``nodes`` run that release; ``leads``: one of them is the meta
     leader.
     """
-    outcome = next(o for o in report.clusters if o.cluster == cluster)
-    if outcome.outcome == "ok":
+    outcome = _outcome(report, cluster)
+    if outcome is None:
         return []
     quorum = nodes // 2 + 1
     others = nodes - its_nodes
     version = report.target.version
     facts = [r for r in rules if r.id in outcome.facts]
-    assumed = any(r.mixed_note.startswith("Assumed") for r in facts)
+    assumed = _assumed(facts)
     exits = [r for r in facts if r.mixed == "exits"]
     stale = [r for r in facts if r.mixed == "stale"]
     if exits:
@@ -399,8 +412,7 @@ def _outcome_effects(
             )
         ]
     if leads:
-        outcomes = [r.mixed_leader or "ok" for r in stale]
-        worst = max(outcomes, key=lambda o: _RANK[_FROM_OUTCOME[o]])
+        worst = _stale_leader(stale)
         return [
             RollingEffect(
                 state=_FROM_OUTCOME[worst],
@@ -439,17 +451,12 @@ def _outcome_effects(
 def _replica_effects(
     verdicts: Sequence[Verdict], without: int, nodes: int, version: str
 ) -> list[RollingEffect]:
-    """Assets whose replicas on ``without`` nodes (of ``version``) do not run.
-
-    Placement is not known, so the worst is assumed (a replicated asset of a cluster
-    its size has a replica on every node).
-    """
+    """Assets whose replicas on ``without`` nodes (of ``version``) do not run."""
     serving: list[str] = []
     stopped: list[str] = []
     for verdict in verdicts:
         replicas = min(verdict.replicas or 1, nodes)
-        running = replicas - min(replicas, without)
-        (serving if running >= replicas // 2 + 1 else stopped).append(asset_id(verdict))
+        (serving if _serves(replicas, without) else stopped).append(asset_id(verdict))
     effects: list[RollingEffect] = []
     if serving:
         effects.append(
@@ -480,13 +487,15 @@ def _last_leader(
     cluster: str, older: Report, rules: Sequence[ClusterOutcomeRule]
 ) -> list[RollingEffect]:
     """The last step of a rollback: only older nodes are left to lead the meta layer."""
-    outcome = next(o for o in older.clusters if o.cluster == cluster)
-    stale = [r for r in rules if r.id in outcome.facts and r.mixed == "stale"]
-    if not stale:
+    outcome = _outcome(older, cluster)
+    stale = [
+        r
+        for r in rules
+        if outcome is not None and r.id in outcome.facts and r.mixed == "stale"
+    ]
+    if outcome is None or not stale:
         return []
-    worst = max(
-        (r.mixed_leader or "ok" for r in stale), key=lambda o: _RANK[_FROM_OUTCOME[o]]
-    )
+    worst = _stale_leader(stale)
     return [
         RollingEffect(
             state=_FROM_OUTCOME[worst],
@@ -497,55 +506,73 @@ def _last_leader(
             reason=outcome.reason,
             assets=outcome.assets,
             facts=tuple(r.id for r in stale),
-            assumed=any(r.mixed_note.startswith("Assumed") for r in stale),
+            assumed=_assumed(stale),
         )
     ]
+
+
+def _stale_leader(stale: Sequence[ClusterOutcomeRule]) -> Outcome:
+    """The worst a cluster suffers once a stale node of these facts leads it."""
+    return max(
+        (r.mixed_leader or "ok" for r in stale), key=lambda o: _RANK[_FROM_OUTCOME[o]]
+    )
+
+
+def _assumed(facts: Sequence[ClusterOutcomeRule]) -> bool:
+    """The catalogue marks one of the mixed-cluster facts as assumed, not observed."""
+    return any(r.mixed_note.startswith("Assumed") for r in facts)
+
+
+def _serves(replicas: int, without: int) -> bool:
+    """An asset of ``replicas`` still has a majority when ``without`` nodes run none.
+
+    Placement is not known, so the worst is assumed: as many replicas as can sit on
+    those nodes (a replicated asset of a cluster its size has one on every node).
+    """
+    running = replicas - min(replicas, without)
+    return running >= replicas // 2 + 1
 
 
 def _asset_effects(
     cluster: str, older: Report, newer: Report, older_nodes: int, nodes: int
 ) -> list[RollingEffect]:
-    """Assets one of the two releases does not honour: they run on the other's nodes.
-
-    Placement is not known, so the worst is assumed: as many of an asset's replicas
-    as can be sit on nodes that do not run it (a replicated asset of a cluster its size
-    has one on every node).
-    """
+    """Assets one of the two releases does not honour: they run on the other's nodes."""
     groups: dict[tuple[StepState, str, str], list[Verdict]] = {}
+    # the light reports list what is not online: an asset absent from one is online
     newer_verdicts = {asset_id(v): v for v in newer.assets if v.cluster == cluster}
+    older_release, newer_release = older.target.version, newer.target.version
     for mine in older.assets:
         if mine.cluster != cluster:
             continue
         theirs = newer_verdicts.get(asset_id(mine))
+        sides = (
+            (mine, older_nodes, older_release, newer_release),
+            (theirs, nodes - older_nodes, newer_release, older_release),
+        )
         faulty = [
-            (v, count)
-            for v, count in ((mine, older_nodes), (theirs, nodes - older_nodes))
-            if v is not None and (v.own_state or v.state) != "online"
+            side
+            for side in sides
+            if side[0] is not None and (side[0].own_state or side[0].state) != "online"
         ]
         if not faulty:
             continue
-        failing_nodes = sum(count for _, count in faulty)
+        verdict, _, release, other = faulty[0]
+        assert verdict is not None  # noqa: S101 - filtered above
         replicas = min(mine.replicas or 1, nodes)
-        running = replicas - min(replicas, failing_nodes)
-        serves = running >= replicas // 2 + 1
-        verdict = faulty[0][0]
-        other = (theirs if verdict is mine else mine) or verdict
-        if serves:
+        own = verdict.own_state or verdict.state
+        if _serves(replicas, sum(side[1] for side in faulty)):
             state: StepState = "degraded"
-            words = f"serve from the {other.target} nodes only"
-        elif (verdict.own_state or verdict.state) == "degraded":  # still serves
+            words = f"serve from the {other} nodes only"
+        elif own == "degraded":  # loaded without some fields: still serves
             state, words = "degraded", "serve without the fields it drops"
         else:
             state = "offline"
             words = (
-                f"may not serve (one replica, perhaps on a {verdict.target} node)"
+                f"may not serve (one replica, perhaps on a {release} node)"
                 if replicas == 1
-                else f"do not serve: {verdict.target} nodes hold a majority of their "
-                "replicas"
+                else f"do not serve: {release} nodes hold a majority of their replicas"
             )
-        own = verdict.own_state or verdict.state
-        key = (state, f"{own} on {verdict.target}", words)
-        groups.setdefault(key, []).append(verdict)
+        groups.setdefault((state, f"{own} on {release}", words), []).append(verdict)
     return [
         RollingEffect(
             state=state,
@@ -558,7 +585,7 @@ def _asset_effects(
 
 
 def _down(report: Report, cluster: str) -> bool:
-    return any(o.cluster == cluster and o.outcome != "ok" for o in report.clusters)
+    return _outcome(report, cluster) is not None
 
 
 def _worst(states: Iterable[StepState]) -> StepState:
@@ -609,16 +636,14 @@ def _cluster(name: str, change: _Change) -> RollingCluster:
             by_leader = {"newer": state, "older": state}
         else:
             for leader in _LEADERS:
-                found = [
-                    *_outcome_effects(
-                        name,
-                        older,
-                        its_nodes=older_nodes,
-                        nodes=nodes,
-                        leads=leader == "older",
-                        rules=older_rules,
-                    ),
-                ]
+                found = _outcome_effects(
+                    name,
+                    older,
+                    its_nodes=older_nodes,
+                    nodes=nodes,
+                    leads=leader == "older",
+                    rules=older_rules,
+                )
                 if not found:
                     found = _asset_effects(name, older, newer, older_nodes, nodes)
                 by_leader[leader] = _worst(e.state for e in found)

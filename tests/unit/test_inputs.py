@@ -88,3 +88,14 @@ def test_pull_records_on_standard_input_set_the_mode() -> None:
     done = _assetgate("check", "-", "--target", "2.12.8", stdin=piped)
     assert b"single mode" in done.stdout
     assert b"judging in mode single" in done.stderr
+
+
+def test_standard_input_with_rolling() -> None:
+    """``check - --rolling``: the records on stdin are judged (was an internal error)."""
+    fixture = REPO / "fixtures/inventories/rolling.jsonl"
+    piped = _assetgate(
+        "check", "-", "--rolling", "2.15.1..2.12.8", stdin=fixture.read_bytes()
+    )
+    named = _assetgate("check", str(fixture), "--rolling", "2.15.1..2.12.8")
+    assert piped.returncode == named.returncode == 1
+    assert piped.stdout == named.stdout
