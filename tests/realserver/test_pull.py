@@ -11,7 +11,7 @@ import pytest
 from assetgate.cli import main
 from assetgate.pull import Auth, PullError, pull_account, pull_monitor, pull_system
 from tests.support.natscluster import NatsCluster, request_placed
-from tests.support.natsserver import Client, NatsServer
+from tests.support.natsserver import Client, NatsServer, system_accounts
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -23,14 +23,7 @@ pytestmark = pytest.mark.realserver
 
 RELEASE: Final = "2.15.1"
 SYS_PASSWORD: Final = "s3cret-sys-pw"  # noqa: S105 - a test server's password
-ACCOUNTS: Final = f"""
-accounts {{
-  SYS: {{ users: [{{user: "sys", password: "{SYS_PASSWORD}"}}] }}
-  APP: {{ jetstream: enabled, users: [{{user: "app", password: "app-pw"}}] }}
-}}
-system_account: SYS
-no_auth_user: app
-"""
+ACCOUNTS: Final = system_accounts(SYS_PASSWORD)
 STREAMS: Final = (("R3", 3), ("R1", 1), ("R3B", 3))
 CONSUMERS: Final = (("R3", "c3"), ("R1", "c1"), ("R3", "c3b"))
 EXPECTED: Final = sorted(

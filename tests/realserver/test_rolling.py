@@ -22,7 +22,7 @@ import pytest
 from assetgate.cli import main
 from assetgate.rolling import Rolling, check_rolling
 from tests.support.natscluster import NatsCluster, request_placed
-from tests.support.natsserver import Client
+from tests.support.natsserver import Client, system_accounts
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -31,14 +31,7 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.realserver
 
 SYS_PASSWORD: Final = "roll-sys-pw"  # noqa: S105 - a test server's password
-ACCOUNTS: Final = f"""
-accounts {{
-  SYS: {{ users: [{{user: "sys", password: "{SYS_PASSWORD}"}}] }}
-  APP: {{ jetstream: enabled, users: [{{user: "app", password: "app-pw"}}] }}
-}}
-system_account: SYS
-no_auth_user: app
-"""
+ACCOUNTS: Final = system_accounts(SYS_PASSWORD)
 ORDER: Final = ("n3", "n2", "n1")  # the order the nodes are restarted in
 SERVE_S: Final = 20.0  # bound for a stream that should take publishes to take one
 REFUSE_S: Final = 4.0  # how long a stream that should not serve is given to ack
@@ -169,17 +162,8 @@ def test_counter_stream_rollback_and_forward_2_12_8_and_2_11_11(
     """An R3 counter stream serves while 2.12.8 holds its majority, as predicted."""
     newer, older = "2.12.8", "2.11.11"
     with _cluster(newer, tmp_path / "c") as cluster:
-        _api(
-            cluster,
-            "$JS.API.STREAM.CREATE.ORD",
-            {"name": "ORD", "subjects": ["ord.>"], "num_replicas": 3},
-        )
+        _create_orders(cluster)
         _api(cluster, "$JS.API.STREAM.CREATE.CNT", COUNTER)
-        body = {
-            "stream_name": "ORD",
-            "config": {"durable_name": "C1", "ack_policy": "explicit"},
-        }
-        _api(cluster, "$JS.API.CONSUMER.CREATE.ORD.C1", body)
         acked = sum(
             _publish(cluster, "cnt.x", INCREMENT, within=SERVE_S) for _ in range(3)
         )
@@ -226,21 +210,14 @@ def test_prioritized_consumer_rollback_2_12_8_to_2_11_11(tmp_path: Path) -> None
     """2.11.11 nodes exit on a prioritized consumer; the second one takes the quorum."""
     newer, older = "2.12.8", "2.11.11"
     with _cluster(newer, tmp_path / "c") as cluster:
-        _api(
+        _stream(cluster, "PRI")
+        _consumer(
             cluster,
-            "$JS.API.STREAM.CREATE.PRI",
-            {"name": "PRI", "subjects": ["pri.>"], "num_replicas": 3},
-        )
-        config = {
-            "durable_name": "PC",
-            "ack_policy": "explicit",
-            "priority_policy": "prioritized",
-            "priority_groups": ["g"],
-        }
-        _api(
-            cluster,
-            "$JS.API.CONSUMER.CREATE.PRI.PC",
-            {"stream_name": "PRI", "config": config},
+            "PRI",
+            durable_name="PC",
+            ack_policy="explicit",
+            priority_policy="prioritized",
+            priority_groups=["g"],
         )
         assert _publish(cluster, "pri.x", within=SERVE_S)
         inventory = _pull(cluster, tmp_path)
@@ -336,32 +313,34 @@ def test_flow_control_rollback_2_15_1_to_2_12_8_leader_moved_to_2_12_8(
         assert not names.get("streams"), names
 
 
+def _stream(cluster: NatsCluster, name: str) -> None:
+    """An R3 stream on ``<name lower>.>``."""
+    config = {"name": name, "subjects": [f"{name.lower()}.>"], "num_replicas": 3}
+    _api(cluster, f"$JS.API.STREAM.CREATE.{name}", config)
+
+
+def _consumer(cluster: NatsCluster, stream: str, **config: object) -> None:
+    """A durable consumer of ``stream``."""
+    subject = f"$JS.API.CONSUMER.CREATE.{stream}.{config['durable_name']}"
+    _api(cluster, subject, {"stream_name": stream, "config": config})
+
+
+def _create_orders(cluster: NatsCluster) -> None:
+    """ORD with a pull consumer: plain assets every release serves."""
+    _stream(cluster, "ORD")
+    _consumer(cluster, "ORD", durable_name="C1", ack_policy="explicit")
+
+
 def _create_flow(cluster: NatsCluster) -> None:
     """ORD with a pull consumer, FC with a push consumer acking by flow control."""
-    _api(
+    _create_orders(cluster)
+    _stream(cluster, "FC")
+    _consumer(
         cluster,
-        "$JS.API.STREAM.CREATE.ORD",
-        {"name": "ORD", "subjects": ["ord.>"], "num_replicas": 3},
-    )
-    body = {
-        "stream_name": "ORD",
-        "config": {"durable_name": "C1", "ack_policy": "explicit"},
-    }
-    _api(cluster, "$JS.API.CONSUMER.CREATE.ORD.C1", body)
-    _api(
-        cluster,
-        "$JS.API.STREAM.CREATE.FC",
-        {"name": "FC", "subjects": ["fc.>"], "num_replicas": 3},
-    )
-    config = {
-        "durable_name": "FCC",
-        "ack_policy": "flow_control",
-        "deliver_subject": "fcc.deliver",
-    }
-    _api(
-        cluster,
-        "$JS.API.CONSUMER.CREATE.FC.FCC",
-        {"stream_name": "FC", "config": config},
+        "FC",
+        durable_name="FCC",
+        ack_policy="flow_control",
+        deliver_subject="fcc.deliver",
     )
 
 
@@ -372,17 +351,8 @@ def test_upgrade_2_12_8_to_2_15_1_of_what_2_12_8_wrote(
     """Assets 2.12.8 wrote: every step of the upgrade to 2.15.1 is ok, and serves."""
     older, newer = "2.12.8", "2.15.1"
     with _cluster(older, tmp_path / "c") as cluster:
-        _api(
-            cluster,
-            "$JS.API.STREAM.CREATE.ORD",
-            {"name": "ORD", "subjects": ["ord.>"], "num_replicas": 3},
-        )
+        _create_orders(cluster)
         _api(cluster, "$JS.API.STREAM.CREATE.CNT", COUNTER)
-        body = {
-            "stream_name": "ORD",
-            "config": {"durable_name": "C1", "ack_policy": "explicit"},
-        }
-        _api(cluster, "$JS.API.CONSUMER.CREATE.ORD.C1", body)
         inventory = _pull(cluster, tmp_path)
         forth = check_rolling([inventory], start=older, end=newer)
         assert _states(forth, leader) == ["ok"] * 4
@@ -391,9 +361,9 @@ def test_upgrade_2_12_8_to_2_15_1_of_what_2_12_8_wrote(
             _place_leader(cluster, newer if leader == "newer" else older)
             assert _publish(cluster, "ord.x", within=SERVE_S), step
             assert _publish(cluster, "cnt.x", INCREMENT, within=SERVE_S), step
-            consumer = _info(cluster, "n1", "$JS.API.CONSUMER.INFO.ORD.C1")
-            assert _until(partial(_answers, cluster, "$JS.API.CONSUMER.INFO.ORD.C1")), (
-                consumer
+            subject = "$JS.API.CONSUMER.INFO.ORD.C1"
+            assert _until(partial(_answers, cluster, subject)), _info(
+                cluster, "n1", subject
             )
 
 

@@ -29,9 +29,7 @@ kernel if the test process is killed. All waits are bounded.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import signal
 import subprocess
 import sys
 import time
@@ -46,7 +44,6 @@ import nats.errors
 
 from tests.support.natsserver import (
     _LIVE,
-    STOP_TIMEOUT_S,
     Client,
     NatsServerError,
     _conf_string,
@@ -54,7 +51,9 @@ from tests.support.natsserver import (
     _read_info,
     ensure_binary,
     free_port,
+    interrupt,
     raw_request,
+    reap,
 )
 
 if TYPE_CHECKING:
@@ -370,25 +369,10 @@ class NatsCluster:
         Returns:
             The exit code per node name (None for a node never started).
         """
-        codes: dict[str, int | None] = {}
-        for node in self.nodes:
-            if node.proc is not None and node.proc.poll() is None:
-                with contextlib.suppress(ProcessLookupError):
-                    node.proc.send_signal(signal.SIGINT)
-        for node in self.nodes:
-            proc, node.proc = node.proc, None
-            if proc is None:
-                codes[node.name] = None
-                continue
-            try:
-                proc.wait(timeout=STOP_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    proc.kill()
-                proc.wait(timeout=STOP_TIMEOUT_S)
-            _LIVE.pop(proc.pid, None)
-            codes[node.name] = node.last_exit = proc.returncode
-        return codes
+        for node in self.nodes:  # all at once: they shut down in parallel
+            if node.proc is not None:
+                interrupt(node.proc)
+        return {node.name: self._reap_node(node) for node in self.nodes}
 
     def restart_with(self, version: str, *, jetstream: bool = True) -> Self:
         """Stop every node and start the same stores with ``version`` (a rollback).
@@ -430,21 +414,18 @@ class NatsCluster:
         None if the node had no process.
         """
         node = self.node(name)
+        if node.proc is not None:
+            interrupt(node.proc)
+        return self._reap_node(node)
+
+    @staticmethod
+    def _reap_node(node: ClusterNode) -> int | None:
+        """Wait for the node's interrupted process; record and return its exit code."""
         proc, node.proc = node.proc, None
         if proc is None:
             return None
-        if proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=STOP_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                proc.kill()
-            proc.wait(timeout=STOP_TIMEOUT_S)
-        _LIVE.pop(proc.pid, None)
-        node.last_exit = proc.returncode
-        return proc.returncode
+        node.last_exit = reap(proc)
+        return node.last_exit
 
     def restart_node(
         self,

@@ -450,18 +450,9 @@ class NatsServer:
         proc = self._proc
         if proc is None:
             return None
-        if proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(timeout=STOP_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    proc.kill()
-                proc.wait(timeout=STOP_TIMEOUT_S)
-        _LIVE.pop(proc.pid, None)
+        interrupt(proc)
         self._proc = None
-        return proc.returncode
+        return reap(proc)
 
     def __enter__(self) -> Self:
         """Start the server."""
@@ -480,6 +471,41 @@ class NatsServer:
         """Show version, port and state."""
         state = "running" if self.running() else "stopped"
         return f"NatsServer({self.version!r}, port={self._port}, {state})"
+
+
+def system_accounts(password: str) -> str:
+    """Config text of a system account SYS and a JetStream account APP.
+
+    User ``sys`` (``password``) is in SYS, user ``app`` (password ``app-pw``) in APP,
+    and unauthenticated clients land in APP.
+    """
+    return f"""
+accounts {{
+  SYS: {{ users: [{{user: "sys", password: "{password}"}}] }}
+  APP: {{ jetstream: enabled, users: [{{user: "app", password: "app-pw"}}] }}
+}}
+system_account: SYS
+no_auth_user: app
+"""
+
+
+def interrupt(proc: subprocess.Popen[bytes]) -> None:
+    """Ask a running server to stop (SIGINT); nothing if it has exited."""
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            proc.send_signal(signal.SIGINT)
+
+
+def reap(proc: subprocess.Popen[bytes]) -> int:
+    """Wait for an interrupted server, up to 5 s, then SIGKILL; its exit code."""
+    try:
+        proc.wait(timeout=STOP_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+        proc.wait(timeout=STOP_TIMEOUT_S)
+    _LIVE.pop(proc.pid, None)
+    return proc.returncode
 
 
 def _read_info(port: int, timeout: float) -> dict[str, Any]:
