@@ -125,6 +125,7 @@ class _OutcomeSpec(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     note: str = ""
     mixed: MixedNode | None = None
     mixed_leader: Outcome | None = None
+    mixed_health: str = ""
     mixed_note: str = ""
 
 
@@ -282,6 +283,8 @@ class ClusterOutcomeRule(msgspec.Struct, frozen=True, kw_only=True):
             entry and falls behind the meta leader). ``None`` when ``outcome`` is ok.
         mixed_leader: for ``stale``: what the cluster suffers once a node of this
             release is its meta leader.
+        mixed_health: for ``stale``: what such a node's ``/healthz`` answers, in the
+            server's words.
         mixed_note: how the mixed-cluster facts are known (observed runs, or assumed).
     """
 
@@ -297,6 +300,7 @@ class ClusterOutcomeRule(msgspec.Struct, frozen=True, kw_only=True):
     since: str
     mixed: MixedNode | None = None
     mixed_leader: Outcome | None = None
+    mixed_health: str = ""
     mixed_note: str = ""
 
 
@@ -941,8 +945,12 @@ class _Fold:
                     "of several releases) goes with every outcome but ok"
                 )
                 continue
-            if (spec.mixed == "stale") != (spec.mixed_leader is not None):
+            stale = spec.mixed == "stale"
+            if stale != (spec.mixed_leader is not None):
                 self.problems.append(f'{where}: mixed_leader goes with mixed = "stale"')
+                continue
+            if stale != bool(spec.mixed_health):
+                self.problems.append(f'{where}: mixed_health goes with mixed = "stale"')
                 continue
             added.append(
                 ClusterOutcomeRule(
@@ -958,6 +966,7 @@ class _Fold:
                     since=first,
                     mixed=spec.mixed,
                     mixed_leader=spec.mixed_leader,
+                    mixed_health=spec.mixed_health,
                     mixed_note=spec.mixed_note,
                 )
             )

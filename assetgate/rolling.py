@@ -10,8 +10,8 @@ clusters of several releases (``mixed`` and ``mixed_leader`` of
 
 * a stored asset that takes a cluster down on the older release (a cluster outcome)
   either makes the older nodes exit (``mixed = "exits"``: they panic, whoever leads)
-  or leaves them behind the meta leader (``"stale"``: ``/healthz`` says "JetStream is
-  not current with the meta leader"); once a stale node leads the meta layer, the
+  or leaves them behind the meta leader (``"stale"``: ``/healthz`` answers
+  ``mixed_health``); once a stale node leads the meta layer, the
   cluster suffers ``mixed_leader`` (``meta_state_lost``: every asset gone, for good);
 * without a majority of live, current nodes the meta layer has no quorum and the
   JetStream API is unavailable;
@@ -431,8 +431,8 @@ def _outcome_effects(
             state="degraded",
             what=(
                 f"the {its_nodes} node(s) on {version} cannot apply the meta entries, "
-                "fall behind the meta leader (their /healthz: JetStream is not current "
-                "with the meta leader) and run no replica"
+                f"fall behind the meta leader (their /healthz: {stale[0].mixed_health}) "
+                "and run no replica"
             ),
             reason=outcome.reason,
             assets=outcome.assets,

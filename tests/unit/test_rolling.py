@@ -408,3 +408,27 @@ def test_catalogue_requires_the_mixed_facts(
     rechecksum(levels_copy)
     with pytest.raises(CatalogueError, match='mixed_leader goes with mixed = "stale"'):
         load_catalogue(levels_copy)
+
+
+def test_a_stale_fact_needs_its_healthz_words(
+    levels_copy: Path, rechecksum: Callable[[Path], None]
+) -> None:
+    """``mixed = "stale"`` without ``mixed_health`` (the server's /healthz words) is refused."""
+    path = levels_copy / "2.15.toml"
+    fact = (
+        '\n[[cluster_outcomes]]\nid = "meta.synthetic"\nwhen = "unloadable"\n'
+        'kinds = ["consumer"]\noutcome = "meta_unavailable"\nreason = "r"\n'
+        'asset_reason = "a"\nmixed = "stale"\nmixed_leader = "meta_state_lost"\n'
+    )
+    path.write_text(path.read_text(encoding="utf-8") + fact, encoding="utf-8")
+    rechecksum(levels_copy)
+    with pytest.raises(CatalogueError, match='mixed_health goes with mixed = "stale"'):
+        load_catalogue(levels_copy)
+
+
+def test_stale_nodes_are_described_in_the_catalogue_words(catalogue: Catalogue) -> None:
+    """The stale nodes' /healthz words come from levels/ (mixed_health)."""
+    (rule,) = catalogue.server("2.12.8").cluster_outcomes
+    rolling = check_rolling(_flow(), start="2.15.1", end="2.12.8", catalogue=catalogue)
+    stale = _one(rolling).steps[1].effects[0][1]
+    assert f"(their /healthz: {rule.mixed_health})" in stale.what
