@@ -21,26 +21,17 @@ if TYPE_CHECKING:
 
 __all__ = ["PullSettings", "SettingsError", "context_path", "resolve_settings"]
 
-_ENV: Final = {
-    "server": "NATS_URL",
-    "user": "NATS_USER",
-    "password": "NATS_PASSWORD",
-    "token": "NATS_TOKEN",
-    "creds": "NATS_CREDS",
-    "tls_cert": "NATS_CERT",
-    "tls_key": "NATS_KEY",
-    "tls_ca": "NATS_CA",
+_SOURCES: Final = {
+    "server": ("NATS_URL", "url"),
+    "user": ("NATS_USER", "user"),
+    "password": ("NATS_PASSWORD", "password"),
+    "token": ("NATS_TOKEN", "token"),
+    "creds": ("NATS_CREDS", "creds"),
+    "tls_cert": ("NATS_CERT", "cert"),
+    "tls_key": ("NATS_KEY", "key"),
+    "tls_ca": ("NATS_CA", "ca"),
 }
-_CONTEXT_KEYS: Final = {
-    "server": "url",
-    "user": "user",
-    "password": "password",
-    "token": "token",
-    "creds": "creds",
-    "tls_cert": "cert",
-    "tls_key": "key",
-    "tls_ca": "ca",
-}
+"""Each setting: the environment variable and the natscli context key it comes from."""
 _UNSUPPORTED: Final = (
     "nkey",
     "nsc",
@@ -126,7 +117,7 @@ def resolve_settings(args: argparse.Namespace, env: Mapping[str, str]) -> PullSe
         SettingsError: an unreadable secret file or context, a context setting that
             cannot be honoured, or a secret given twice on the command line.
     """
-    given: dict[str, str | None] = {key: getattr(args, key, None) for key in _ENV}
+    given: dict[str, str | None] = {key: getattr(args, key, None) for key in _SOURCES}
     for key, flag in (("password", "--password-file"), ("token", "--token-file")):
         path = getattr(args, f"{key}_file", None)
         if path is None:
@@ -139,7 +130,7 @@ def resolve_settings(args: argparse.Namespace, env: Mapping[str, str]) -> PullSe
     context = _context(name, env) if name else {}
     values: dict[str, str | None] = {}
     sources: list[str] = []
-    for key, variable in _ENV.items():
+    for key, (variable, context_key) in _SOURCES.items():
         if given[key] is not None:
             values[key] = given[key]
             continue
@@ -147,10 +138,10 @@ def resolve_settings(args: argparse.Namespace, env: Mapping[str, str]) -> PullSe
             values[key] = env[variable]
             sources.append(variable)
             continue
-        found = context.get(_CONTEXT_KEYS[key]) or None
+        found = context.get(context_key) or None
         values[key] = found
         if found is not None:
-            sources.append(f"context {name}: {_CONTEXT_KEYS[key]}")
+            sources.append(f"context {name}: {context_key}")
     server = values["server"]
     if (
         server is not None and "," in server

@@ -29,6 +29,7 @@ import msgspec
 
 from assetgate.check import accepted_rules, asset_id, failing_rules, failing_set
 from assetgate.gate import STATES
+from assetgate.outcomes import OUTCOMES
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -839,7 +840,7 @@ def render_github(report: Report) -> str:
             f"title={_github_property(f'assetgate {rule}: ' + _SARIF_RULES[rule][1])}"
         ]
         ident = _github_ident(result)
-        if ident is not None and not message.startswith("cluster "):
+        if ident is not None and rule not in OUTCOMES:  # a cluster's names itself
             message = f"{ident}: {message}"
         location = _github_location(result)
         if location is not None:
@@ -879,10 +880,9 @@ def _github_location(result: _SarifObject) -> tuple[str, int | None] | None:
 
 def _github_data(text: str) -> str:
     """A workflow command's message: control characters and ``%`` escaped."""
-    # control characters (ESC, BEL, newlines...) as escape_terminal shows them, then
-    # what the runner itself decodes
-    safe = escape_terminal(text)
-    return safe.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    # control characters (ESC, BEL, CR, LF...) as escape_terminal shows them, so no
+    # line ends early; then the runner's own escape character
+    return escape_terminal(text).replace("%", "%25")
 
 
 def _github_property(text: str) -> str:
