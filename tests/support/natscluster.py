@@ -30,8 +30,6 @@ kernel if the test process is killed. All waits are bounded.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -43,20 +41,20 @@ from urllib.parse import quote
 import nats.errors
 
 from tests.support.natsserver import (
-    _LIVE,
     Client,
     NatsServerError,
     _conf_string,
-    _die_with_parent,
     _read_info,
     ensure_binary,
     free_port,
     interrupt,
     raw_request,
     reap,
+    spawn,
 )
 
 if TYPE_CHECKING:
+    import subprocess
     from types import TracebackType
 
 __all__ = [
@@ -300,16 +298,7 @@ class NatsCluster:
             node.log_path = node.log_path.with_suffix(f".{time.time_ns()}.log")
         node.log_paths.append(node.log_path)
         config.write_text(self.config_text(node), encoding="utf-8")
-        with node.log_path.open("wb") as log:
-            node.proc = subprocess.Popen(
-                [str(binary), "-c", str(config)],
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                preexec_fn=_die_with_parent if sys.platform == "linux" else None,  # noqa: PLW1509
-            )
-        _LIVE[node.proc.pid] = node.proc
+        node.proc = spawn(binary, config, node.log_path)
 
     def _check_alive(self) -> None:
         """Raise if a node process has exited."""

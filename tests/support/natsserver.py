@@ -399,16 +399,7 @@ class NatsServer:
         self.config_path.write_text(
             self.config_text(self._port, self._monitor_port), encoding="utf-8"
         )
-        with self.log_path.open("wb") as log:
-            self._proc = subprocess.Popen(
-                [str(self.binary), "-c", str(self.config_path)],
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                preexec_fn=_die_with_parent if sys.platform == "linux" else None,  # noqa: PLW1509
-            )
-        _LIVE[self._proc.pid] = self._proc
+        self._proc = spawn(self.binary, self.config_path, self.log_path)
         self._wait_ready()
 
     def _wait_ready(self) -> None:
@@ -487,6 +478,24 @@ accounts {{
 system_account: SYS
 no_auth_user: app
 """
+
+
+def spawn(binary: Path, config: Path, log_path: Path) -> subprocess.Popen[bytes]:
+    """Start ``binary -c config`` with its output in ``log_path``, tracked in _LIVE.
+
+    Its own session, and (on Linux) killed by the kernel if the test process dies.
+    """
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(
+            [str(binary), "-c", str(config)],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=_die_with_parent if sys.platform == "linux" else None,  # noqa: PLW1509
+        )
+    _LIVE[proc.pid] = proc
+    return proc
 
 
 def interrupt(proc: subprocess.Popen[bytes]) -> None:
