@@ -9,7 +9,6 @@ leading server records of each file (nothing else) and says which mode they impl
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Literal
 
@@ -25,6 +24,14 @@ __all__ = ["PulledServers", "mode_notes", "pulled_mode", "servers_in_lines"]
 
 _MAX_LEADING: Final = 100_000
 """Server records read per file at most (a fleet pull writes one per server)."""
+
+
+class _ServerRecord(msgspec.Struct):
+    kind: str
+    cluster: str | None = None
+
+
+_SERVER: Final = msgspec.json.Decoder(_ServerRecord)
 
 
 class PulledServers(msgspec.Struct, frozen=True, kw_only=True):
@@ -83,13 +90,15 @@ def servers_in_lines(lines: Iterable[bytes]) -> PulledServers:
             break
         if not line.strip():
             continue
+        if b'"server"' not in line:  # not a server record: no decode (lines can be big)
+            break
         try:
-            record = json.loads(line)
-        except ValueError:
+            record = _SERVER.decode(line)
+        except (msgspec.DecodeError, msgspec.ValidationError):
             break
-        if not isinstance(record, dict) or record.get("kind") != "server":
+        if record.kind != "server":
             break
-        if record.get("cluster"):
+        if record.cluster:
             clustered += 1
         else:
             standalone += 1
