@@ -302,26 +302,16 @@ def load_notes(
         context = Context(phase="load", mode=mode)
         function = None
         if steps:
-            run_one = _compile_each(steps, context, profile, kind)
+            run_all = _generate(steps, context, profile.line, kind, collect=True)
 
             def function(config: Any) -> tuple[str, ...]:
-                return tuple(failure.description for failure in run_one(config))
+                found: dict[int, CheckFailure] | None = run_all(config)
+                if found is None:
+                    return ()
+                return tuple(failure.description for failure in found.values())
 
         found = _NOTERS[key] = (profile, function)
     return found[1]
-
-
-def _compile_each(
-    steps: _Plan, context: Context, profile: ServerProfile, kind: str
-) -> Callable[[Any], list[CheckFailure]]:
-    """Like :func:`_compile`, but every step that answers is kept (notes)."""
-    functions = [_compile((step,), context, profile, kind) for step in steps]
-
-    def run(config: Any) -> list[CheckFailure]:
-        answers = (function(config) for function in functions if function is not None)
-        return [answer for answer in answers if answer is not None]
-
-    return run
 
 
 _FIELD: Final = re.compile(r"\bc\.([a-z_][a-z0-9_]*)")
@@ -356,12 +346,16 @@ def _generate(
     for registered, _spec in steps:  # guards may call their module's helpers
         namespace.update(registered.function.__globals__)
     namespace.update({"_ctx": context, "_fail": _failure, "_errors": line.errors})
+    guards = [
+        _FIELD.sub(field, registered.guard) if registered.guard else "True"
+        for registered, _spec in steps
+    ]
     source = ["def _checks(c):", "    out = None"]
     for index, (registered, spec) in enumerate(steps):
         namespace[f"_f{index}"] = registered.function
         namespace[f"_s{index}"] = spec
-        guard = _FIELD.sub(field, registered.guard) if registered.guard else "True"
-        source.append(f"    if {guard}:")
+        if index == 0 or guards[index] != guards[index - 1]:  # one test for a run
+            source.append(f"    if {guards[index]}:")
         source.append(f"        values = _f{index}(c, _ctx, _s{index})")
         source.append("        if values is not None:")
         if collect:

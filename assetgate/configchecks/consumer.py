@@ -8,15 +8,19 @@ does not know read as their zero value.
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import TYPE_CHECKING, Any, Final
 
+from msgspec.json import encode as _encode  # noqa: F401 - METADATA_GUARD calls it
+
 from assetgate._goscan import go_quote
 from assetgate.configchecks import register, register_default
-from assetgate.configchecks.stream import (  # VALID_SUBJECT: used by guards
-    VALID_SUBJECT,  # noqa: F401
+from assetgate.configchecks.stream import (
+    METADATA_GUARD,
     go_duration,
     is_valid_subject,
+    metadata_too_large,
 )
 from assetgate.subjects import is_subset_match, subjects_collide
 
@@ -37,7 +41,6 @@ _ACK_WAIT: Final = 30 * _SECOND  # JsAckWaitDefault
 _MAX_ACK_PENDING: Final = 1000  # JsDefaultMaxAckPending
 _MAX_WAITING: Final = 512  # JSWaitQueueDefaultMax
 _MAX_DESCRIPTION: Final = 4 * 1024
-_MAX_METADATA: Final = 128 * 1024
 _NAME_BAD: Final = re.compile(r"[ \t\r\n\f.*>\\/]")  # isValidAssetName
 _GROUP: Final = re.compile(r"^[a-zA-Z0-9/_=-]{1,16}$")  # validGroupName
 _START_BAD: Final = "consumer delivery policy is deliver {policy}, but optional start {what} is also set"
@@ -119,13 +122,13 @@ def _standalone(
 # --- checkConsumerCfg, in its order
 
 
-@register("consumer.name_invalid", guard="_NAME_BAD.search(c.name)")
+@register("consumer.name_invalid", guard="_NAME_BAD.search(c.name + c.durable_name)")
 def _name(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] | None:
     """A name without dots, wildcards, slashes or whitespace (2.12.8)."""
     return _fail_if(config.name and _NAME_BAD.search(config.name))
 
 
-@register("consumer.durable_invalid", guard="_NAME_BAD.search(c.durable_name)")
+@register("consumer.durable_invalid", guard="_NAME_BAD.search(c.name + c.durable_name)")
 def _durable(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] | None:
     """A durable name without dots, wildcards, slashes or whitespace (2.12.8)."""
     return _fail_if(config.durable_name and _NAME_BAD.search(config.durable_name))
@@ -244,7 +247,7 @@ def _push_wildcards(
 
 @register(
     "consumer.push_invalid_subject",
-    guard="c.deliver_subject and not VALID_SUBJECT.fullmatch(c.deliver_subject)",
+    guard="c.deliver_subject and not is_valid_subject(c.deliver_subject)",
 )
 def _push_invalid(
     config: Any, _c: Context, _s: ConfigCheck
@@ -422,8 +425,8 @@ def _filters_both(
 
 @register(
     "consumer.filter_invalid",
-    guard="(c.filter_subject and not VALID_SUBJECT.fullmatch(c.filter_subject)) or "
-    "(c.filter_subjects and not all(map(VALID_SUBJECT.fullmatch, c.filter_subjects)))",
+    guard="(c.filter_subject and not is_valid_subject(c.filter_subject)) or "
+    "(c.filter_subjects and not all(map(is_valid_subject, c.filter_subjects)))",
 )
 def _filter_invalid(
     config: Any, _c: Context, _s: ConfigCheck
@@ -447,12 +450,11 @@ def _filters_overlap(
 ) -> Mapping[str, str] | None:
     """Filters do not overlap (``subset`` or ``collide``, by release)."""
     filters = list(config.filter_subjects or [])
-    match = subjects_collide if spec.variant == "collide" else is_subset_match
-    for outer, first in enumerate(filters):
-        for inner, second in enumerate(filters):
-            if inner != outer and match(first, second):
-                return _FAIL
-    return _PASS
+    if spec.variant == "collide":  # symmetric: each pair once
+        pairs = itertools.combinations(filters, 2)
+        return _fail_if(any(subjects_collide(a, b) for a, b in pairs))
+    ordered = itertools.permutations(filters, 2)
+    return _fail_if(any(is_subset_match(a, b) for a, b in ordered))
 
 
 @register(
@@ -500,7 +502,10 @@ def _sampling(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] | 
     return _PASS
 
 
-@register("consumer.flow_control_heartbeat_required", guard="c.flow_control")
+@register(
+    "consumer.flow_control_heartbeat_required",
+    guard="c.flow_control and not _heartbeat(c)",
+)
 def _fc_heartbeat(
     config: Any, _c: Context, _s: ConfigCheck
 ) -> Mapping[str, str] | None:
@@ -521,14 +526,11 @@ def _mismatch(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] | 
 
 @register(
     "consumer.metadata_too_large",
-    guard="c.metadata and sum(map(len, c.metadata)) + sum(map(len, c.metadata.values())) > 32767",
+    guard=METADATA_GUARD,
 )
 def _metadata(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] | None:
     """Metadata of at most 128 KiB."""
-    size = sum(
-        len(k.encode()) + len(v.encode()) for k, v in (config.metadata or {}).items()
-    )
-    return _fail_if(size > _MAX_METADATA)
+    return _fail_if(metadata_too_large(config.metadata))
 
 
 @register("consumer.priority_push", guard="c.priority_policy not in ('', 'none')")

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Final
 
+from msgspec.json import encode as _encode  # noqa: F401 - METADATA_GUARD calls it
+
 from assetgate._goscan import go_quote
 from assetgate.configchecks import register, register_default, register_note
 from assetgate.subjects import is_subset_match, subjects_collide
@@ -39,11 +41,12 @@ _NAME_BAD: Final = {
 VALID_SUBJECT: Final = re.compile(r"(?!>\.)[^ \t\n\r\f.]+(?:\.(?!>\.)[^ \t\n\r\f.]+)*")
 """``IsValidSubject`` as one pattern (``fullmatch``): tokens not empty, no spaces, a
 ``>`` token only last."""
-_PLAIN_SUBJECT: Final = re.compile(
-    r"[^ \t\n\r\f.$*>][^ \t\n\r\f.]*(?:\.(?!>\.)[^ \t\n\r\f.]+)*"
-)
-"""A valid subject whose first token cannot reach an API namespace (a quick pass)."""
-_NAME_BAD_ASSET: Final = re.compile(r"[ \t\r\n\f.*>\\/]")
+_NAME_PLAIN: Final = re.compile(r"[^ \t\r\n\f.*>\\/]{1,63}")
+"""A name no release refuses: not empty, no character any release forbids, and at most
+63 characters (at most 252 bytes: ``JSMaxNameLen`` is 255)."""
+METADATA_GUARD: Final = f"c.metadata and len(_encode(c.metadata)) > {_MAX_METADATA}"
+"""A guard of the metadata size checks: the JSON form of a dict is at least as long as
+the UTF-8 bytes of its keys and values (``JSMaxMetadataLen``, 128 KiB)."""
 _API_FIRST: Final = frozenset("$*>")  # the first characters that can reach an API
 _API_NAMESPACES: Final = {
     "subset": ("$JS.>", "$JSC.>"),
@@ -53,7 +56,34 @@ _API_NAMESPACES: Final = {
 
 def is_valid_subject(subject: str) -> bool:
     """``IsValidSubject`` (server/sublist.go): no empty token, ``>`` only last."""
-    return VALID_SUBJECT.fullmatch(subject) is not None
+    return surely_valid(subject) or VALID_SUBJECT.fullmatch(subject) is not None
+
+
+def surely_valid(subject: str) -> bool:
+    """A quick pass of :func:`is_valid_subject` for ordinary subjects.
+
+    True only for a valid subject: printable, no space, no empty token, ``>`` only
+    last. False for some valid ones too (a tab-free but unprintable character), which
+    the full test then decides.
+    """
+    return bool(subject) and (
+        subject[0] != "."
+        and subject[-1] != "."
+        and subject.isprintable()
+        and " " not in subject
+        and ".." not in subject
+        and ".>." not in subject
+        and not subject.startswith(">.")
+    )
+
+
+def plain_subject(subject: str) -> bool:
+    """A valid subject whose first token cannot reach an API namespace (a quick pass).
+
+    Its first character is none of ``$ * >``, so it neither is ``>`` nor can it match
+    or overlap the ``$JS``, ``$JSC``, ``$NRG`` or ``$SYS`` namespaces.
+    """
+    return subject[:1] not in "$*>" and surely_valid(subject)
 
 
 def _is_literal(subject: str) -> bool:
@@ -68,7 +98,7 @@ def _bad_name(name: str, variant: str) -> bool:
 # --- checkStreamCfg, in its order
 
 
-@register("stream.name_invalid", guard="not c.name or _NAME_BAD_ASSET.search(c.name)")
+@register("stream.name_invalid", guard="not _NAME_PLAIN.fullmatch(c.name)")
 def _name(
     config: Any, _context: Context, spec: ConfigCheck
 ) -> Mapping[str, str] | None:
@@ -76,7 +106,7 @@ def _name(
     return _FAIL if _bad_name(config.name, spec.variant) else _PASS
 
 
-@register("stream.name_too_long", guard="len(c.name) > 63")
+@register("stream.name_too_long", guard="not _NAME_PLAIN.fullmatch(c.name)")
 def _name_length(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] | None:
     """Name at most 255 bytes."""
     return _FAIL if len(config.name.encode()) > _MAX_NAME else _PASS
@@ -90,13 +120,17 @@ def _description(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str]
 
 @register(
     "stream.metadata_too_large",
-    guard="c.metadata and sum(map(len, c.metadata)) + sum(map(len, c.metadata.values())) > 32767",
+    guard=METADATA_GUARD,
 )
 def _metadata(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] | None:
     """Metadata keys and values at most 128 KiB together."""
-    metadata = config.metadata or {}
-    size = sum(len(k.encode()) + len(v.encode()) for k, v in metadata.items())
-    return _FAIL if size > _MAX_METADATA else _PASS
+    return _FAIL if metadata_too_large(config.metadata) else _PASS
+
+
+def metadata_too_large(metadata: Mapping[str, str] | None) -> bool:
+    """``JSMaxMetadataLen``: the UTF-8 bytes of the keys and values over 128 KiB."""
+    size = sum(len(k.encode()) + len(v.encode()) for k, v in (metadata or {}).items())
+    return size > _MAX_METADATA
 
 
 @register("stream.replicas_max", guard="c.num_replicas > 5")
@@ -488,7 +522,7 @@ def _externals(config: Any, _c: Context, spec: ConfigCheck) -> Mapping[str, str]
 
 @register(
     "stream.subjects",
-    guard="c.subjects and (len(c.subjects) > 1 or not _PLAIN_SUBJECT.fullmatch(c.subjects[0]))",
+    guard="c.subjects and (len(c.subjects) > 1 or not plain_subject(c.subjects[0]))",
 )
 def _subjects(
     config: Any, context: Context, spec: ConfigCheck
