@@ -14,6 +14,7 @@ their subjects changed. Every step is the single-target pipeline's own function
 from __future__ import annotations
 
 import functools
+import operator
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, NamedTuple
@@ -35,10 +36,10 @@ from assetgate._collect import (
     overlap_entries,
     target_profile,
 )
-from assetgate.check import count_findings, iter_records
+from assetgate.check import count_findings, failing_rules, failing_set, iter_records
 from assetgate.gate import STATES, Judged, judge_many, settle
 from assetgate.inventory import Asset
-from assetgate.outcomes import cluster_outcomes
+from assetgate.outcomes import judge_clusters, mark_unavailable
 from assetgate.subjects import find_overlaps
 
 if TYPE_CHECKING:
@@ -99,6 +100,10 @@ class _Judged:
         self.streams: dict[StreamKey, list[Judged]] = {}
         self.duplicates: list[list[Judged]] = []
         self.consumers: defaultdict[StreamKey, list[list[Judged]]] = defaultdict(list)
+        # what is made again per release for verdict objects that releases share
+        self.marked: dict[tuple[int, str], tuple[Verdict, Verdict]] = {}
+        self.tally = _Tally()
+        self.failing_of: dict[int, tuple[Verdict, int]] = {}
         self._overlaps: dict[
             tuple[tuple[str, str], tuple[tuple[str, tuple[str, ...]], ...]],
             list[tuple[str, str, str, str]],
@@ -156,6 +161,34 @@ class _Judged:
         return out
 
     @functools.cached_property
+    def layout(self) -> list[_Entry]:
+        """Per stream key, in report order: its judgements and where they change."""
+        out: list[_Entry] = []
+        for key in self.keys:
+            row = self.streams.get(key)
+            members = sorted(self.consumers.get(key, ()), key=_first_name)
+            out.append(_Entry(key, row, members, _changes([row, *members])))
+        return out
+
+    @functools.cached_property
+    def clusters(self) -> list[str]:
+        """The clusters of the assets."""
+        return sorted({key[0] for key in self.keys})
+
+    @functools.cached_property
+    def position_of(self) -> dict[StreamKey, int]:
+        """Each stream key's position in :attr:`layout`."""
+        return {entry.key: position for position, entry in enumerate(self.layout)}
+
+    @functools.cached_property
+    def account_changes(self) -> dict[tuple[str, str], list[bool]]:
+        """Per account: at which releases one of its streams' judgements changes."""
+        return {
+            account: _changes([self.streams[key] for key in keys])
+            for account, keys in self.keys_by_account.items()
+        }
+
+    @functools.cached_property
     def twice(self) -> set[tuple[str, str]]:
         """The accounts with a stream listed twice."""
         return {
@@ -176,6 +209,43 @@ class _Judged:
     def digest(self) -> str:
         """The inventory's digest (order-independent)."""
         return inventory_digest(self.book.hashes)
+
+
+class _Entry(NamedTuple):
+    """A stream key's judgements per release: the stream's, its consumers' (by name)."""
+
+    key: StreamKey
+    row: list[Judged] | None
+    members: list[list[Judged]]
+    changes: list[bool]
+
+
+def _changes(rows: Sequence[list[Judged] | None]) -> list[bool]:
+    """Per release: whether any of ``rows`` judges differently from the release before.
+
+    Release 0 counts as a change. Rows keep one object per answer, so an identity
+    test says it.
+    """
+    out: list[bool] | None = None
+    for row in rows:
+        if row is None:
+            continue
+        moved = list(map(operator.is_not, row[1:], row[:-1]))
+        out = moved if out is None else list(map(operator.or_, out, moved))
+    return [True, *(out or ())]
+
+
+def _stopping(entry: _Entry, index: int) -> bool:
+    """Whether a consumer of ``entry`` is offline on release ``index``.
+
+    Only then does settling word something with the release's offline wording (the
+    stream it stops), so a change of wording changes nothing else.
+    """
+    return any(row[index].verdict.state == "offline" for row in entry.members)
+
+
+def _first_name(row: list[Judged]) -> str:
+    return row[0].verdict.name
 
 
 def _alike(a: Judged, b: Judged) -> bool:
@@ -216,47 +286,37 @@ class _Settled:
         words: dict[str, str] | None = profile.line.offline.get(
             profile.switches.offline
         )
-        reuse = previous is not None and previous.words == words
         self.words: dict[str, str] | None = words
-        self.by_key: dict[StreamKey, list[Verdict]] = {}
-        verdicts: list[Verdict] = []
-        consumers_of = judged.consumers
-        for key in judged.keys:
-            row = judged.streams.get(key)
-            members = consumers_of.get(key, ())
+        reuse = previous.outs if previous is not None else None
+        worded = previous is not None and previous.words == words
+        self.outs: list[list[Verdict]] = []
+        for position, entry in enumerate(judged.layout):
             if (
-                reuse
-                and previous is not None
-                and (row is None or row[index] is row[index - 1])
-                and all(c[index] is c[index - 1] for c in members)
-            ):  # nothing changed since the previous release
-                out = previous.by_key[key]
+                reuse is not None
+                and not entry.changes[index]
+                and (worded or not _stopping(entry, index))
+            ):
+                out = reuse[position]  # nothing changed since the previous release
             else:
-                stream = None if row is None else row[index]
-                consumers = [c[index] for c in members]
-                if len(consumers) > 1:
-                    consumers.sort(key=_by_name)
-                out = settle(stream, consumers, profile)
-            self.by_key[key] = out
-            verdicts.extend(out)
+                stream = None if entry.row is None else entry.row[index]
+                out = settle(stream, [c[index] for c in entry.members], profile)
+            self.outs.append(out)
         duplicates = [row[index] for row in judged.duplicates]
-        verdicts.extend(j.verdict for j in duplicates)
-        self.verdicts = verdicts
         self.duplicates = duplicates
+        # the verdicts in report order, in parts: one per stream key, one per duplicate
+        self.parts = [*self.outs, *([j.verdict] for j in duplicates)]
+        self.layout = judged.layout
+        self.position_of = judged.position_of
         # the streams that keep their subjects, again only for accounts where a
         # stream's judgement changed (or one is listed twice)
         at = _At(judged.streams, index)
         self.kept: Kept = {}
         for account, keys in judged.keys_by_account.items():
-            unchanged = (
+            if (
                 previous is not None
                 and account not in judged.twice
-                and all(
-                    judged.streams[k][index] is judged.streams[k][index - 1]
-                    for k in keys
-                )
-            )
-            if unchanged and previous is not None:
+                and not judged.account_changes[account][index]
+            ):
                 kept = previous.kept.get(account)
             else:
                 kept = kept_by_account(keys, at, duplicates).get(account)
@@ -266,21 +326,160 @@ class _Settled:
         for account, streams in self.kept.items():
             self.found[account] = judged.overlaps(account, streams)
 
-    def states(self) -> dict[StreamKey, str]:
-        """Each stream's state as the overlaps see it (the last record's if listed twice)."""
-        out: dict[StreamKey, str] = {
-            key: verdicts[0].state
-            for key, verdicts in self.by_key.items()
-            if verdicts and verdicts[0].kind == "stream"
+
+class _States(Mapping[StreamKey, str]):
+    """Each stream's state on one release, as the overlaps see it.
+
+    The last record's state when a stream is listed twice. Looked up only for the
+    streams an overlap names.
+    """
+
+    def __init__(self, settled: _Settled) -> None:
+        self.settled = settled
+        self.twice = {
+            (j.verdict.cluster, j.verdict.account, j.verdict.name): j.verdict.state
+            for j in settled.duplicates
         }
-        for judged in self.duplicates:
-            verdict = judged.verdict
-            out[(verdict.cluster, verdict.account, verdict.name)] = verdict.state
+
+    def __getitem__(self, key: StreamKey) -> str:
+        state = self.twice.get(key)
+        if state is not None:
+            return state
+        position = self.settled.position_of.get(key)
+        if position is not None:
+            verdicts = self.settled.outs[position]
+            if verdicts and verdicts[0].kind == "stream":
+                return verdicts[0].state
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[StreamKey]:
+        raise NotImplementedError  # looked up only
+
+    def __len__(self) -> int:
+        raise NotImplementedError  # looked up only
+
+
+class _Part(NamedTuple):
+    """What one release makes of one part of the verdicts, given its cluster's fate."""
+
+    part: list[Verdict]
+    reason: str | None
+    shown: list[Verdict]
+    counts: tuple[tuple[str, str, int], ...]
+    failing: int
+
+
+class _Tally:
+    """The verdicts of each release, counted part by part.
+
+    A part is a stream key's verdicts or a duplicate's. A part that is the same object
+    as on the release before, in a cluster whose fate is the same, is not looked at
+    again: its counts carry over.
+    """
+
+    def __init__(self) -> None:
+        self.parts: list[_Part | None] = []
+        self.candidates_of: list[tuple[list[Verdict], list[Verdict]] | None] = []
+        self.counts: dict[str, Counter[str]] = {}
+        self.failing = 0
+        self.assets = 0
+
+    def candidates(self, parts: list[list[Verdict]]) -> list[list[Verdict]]:
+        """Per part, its verdicts that are not online (only they can bring a cluster down)."""
+        known = self.candidates_of
+        known.extend([None] * (len(parts) - len(known)))
+        out: list[list[Verdict]] = []
+        for position, part in enumerate(parts):
+            found = known[position]
+            if found is None or found[0] is not part:
+                found = known[position] = (
+                    part,
+                    [v for v in part if v.state != "online"],
+                )
+            if found[1]:
+                out.append(found[1])
         return out
 
+    def release(
+        self,
+        parts: list[list[Verdict]],
+        down: Mapping[str, str],
+        wanted: frozenset[str],
+        judged: _Judged,
+    ) -> tuple[list[Verdict], dict[str, Counter[str]], int]:
+        """The shown verdicts, the counts per cluster and state, the failing ones."""
+        known = self.parts
+        known.extend([None] * (len(parts) - len(known)))
+        shown: list[Verdict] = []
+        counts = self.counts
+        for position, part in enumerate(parts):
+            reason = down.get(part[0].cluster) if down and part else None
+            old = known[position]
+            if old is None or old.part is not part or old.reason != reason:
+                new = _part(part, reason, wanted, judged)
+                if old is not None:
+                    self.failing -= old.failing
+                    for cluster, state, n in old.counts:
+                        counts[cluster][state] -= n
+                else:
+                    self.assets += len(part)
+                self.failing += new.failing
+                for cluster, state, n in new.counts:
+                    per = counts.get(cluster)
+                    if per is None:
+                        per = counts[cluster] = Counter()
+                    per[state] += n
+                known[position] = old = new
+            if old.shown:
+                shown.extend(old.shown)
+        out = {
+            cluster: Counter({state: n for state, n in per.items() if n})
+            for cluster, per in counts.items()
+        }
+        return shown, out, self.failing
 
-def _by_name(judged: Judged) -> str:
-    return judged.verdict.name
+
+def _part(
+    part: list[Verdict],
+    reason: str | None,
+    wanted: frozenset[str],
+    judged: _Judged,
+) -> _Part:
+    verdicts = part if reason is None else mark_unavailable(part, reason, judged.marked)
+    shown = [v for v in verdicts if v.state != "online" or v.drift is not None]
+    return _Part(
+        part=part,
+        reason=reason,
+        shown=shown,
+        counts=_state_counts(verdicts),
+        failing=_failing_of(shown, wanted, judged.failing_of),
+    )
+
+
+def _state_counts(verdicts: list[Verdict]) -> tuple[tuple[str, str, int], ...]:
+    """(cluster, state, count) of a part's verdicts (one cluster; mostly one state)."""
+    if not verdicts:
+        return ()
+    cluster = verdicts[0].cluster
+    states = [v.state for v in verdicts]
+    if states.count(states[0]) == len(states):
+        return ((cluster, states[0], len(states)),)
+    return tuple((cluster, state, n) for state, n in Counter(states).items())
+
+
+def _failing_of(
+    verdicts: list[Verdict],
+    wanted: frozenset[str],
+    memo: dict[int, tuple[Verdict, int]],
+) -> int:
+    """How many findings of ``verdicts`` fail the run, each verdict object's once."""
+    failing = 0
+    for verdict in verdicts:
+        found = memo.get(id(verdict))
+        if found is None or found[0] is not verdict:
+            found = memo[id(verdict)] = (verdict, len(failing_rules(verdict, wanted)))
+        failing += found[1]
+    return failing
 
 
 def _release(
@@ -295,20 +494,17 @@ def _release(
 ) -> Release:
     profiles = {DEFAULT_CLUSTER: profile}
     profile_of = functools.partial(target_profile, profiles)
-    verdicts = settled.verdicts
+    parts = settled.parts
+    tally = judged.tally
     clusters: list[ClusterOutcome] = []
+    down: dict[str, str] = {}
     if mode == "cluster":
-        # only a verdict that is not online can match a rule; when a cluster goes
-        # down, every one of its assets changes: then all verdicts are passed
-        candidates = [v for v in verdicts if v.state != "online"]
-        _, clusters = cluster_outcomes(candidates, profile_of)
-        if any(c.outcome != "ok" for c in clusters):
-            verdicts, clusters = cluster_outcomes(verdicts, profile_of)
-    counts: dict[str, Counter[str]] = defaultdict(Counter)
-    for verdict in verdicts:
-        counts[verdict.cluster][verdict.state] += 1
-    overlaps = overlap_entries(settled.found, settled.states())
-    shown = [v for v in verdicts if v.state != "online" or v.drift is not None]
+        # only a verdict that is not online can match a rule
+        candidates = [v for part in tally.candidates(parts) for v in part]
+        clusters, down = judge_clusters(candidates, profile_of, names=judged.clusters)
+    wanted = failing_set(fail_on)
+    shown, counts, failing = tally.release(parts, down, wanted, judged)
+    overlaps = overlap_entries(settled.found, _States(settled))
     shown, overlaps, accepted, clusters = apply_acceptances(
         shown, overlaps, rules, clusters
     )
@@ -327,7 +523,7 @@ def _release(
         inventory=InventoryInfo(digest=judged.digest),
         summary=Summary(
             records=book.records,
-            assets=len(verdicts),
+            assets=tally.assets,
             errors=len(book.errors),
             ignored=len(book.ignored),
             overlaps=len(overlaps),
@@ -342,7 +538,18 @@ def _release(
         ignored=book.ignored,
         accepted=accepted,
     )
-    failing = count_findings(report, fail_on)
+    if rules:  # an acceptance changes what fails: count the findings again
+        failing = _count_failing(report, fail_on, judged.failing_of)
+    else:  # the findings of the assets are counted per part; the rest here
+        failing += count_findings(msgspec.structs.replace(report, assets=[]), fail_on)
     if "online" in fail_on:  # the light report leaves online assets out
         failing += total["online"]
-    return Release(report=report, counts=dict(counts), failing=failing)
+    return Release(report=report, counts=counts, failing=failing)
+
+
+def _count_failing(
+    report: Report, fail_on: tuple[str, ...], memo: dict[int, tuple[Verdict, int]]
+) -> int:
+    """:func:`count_findings`, each verdict object's findings counted once per run."""
+    rest = count_findings(msgspec.structs.replace(report, assets=[]), fail_on)
+    return rest + _failing_of(report.assets, failing_set(fail_on), memo)

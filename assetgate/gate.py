@@ -13,7 +13,7 @@ Pure: no I/O. The caller groups a stream with its consumers (:func:`classify_str
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 import msgspec
 
@@ -196,72 +196,100 @@ def judge_many(
 
     The decode is made once per release line, the config checks once per line
     (:class:`~assetgate.configchecks.LineChecks`), the state before the checks once
-    per line and offline wording, the features once per line; a release that answers
-    as the one before it gets the same object (whose ``target`` names the first of
-    them). For ``check_matrix``.
+    per line and offline wording, the features once per asset; a release whose
+    judgement has the same parts as the one before it (everything a verdict is made
+    of but the target's name) gets the same object, whose ``target`` names the first
+    of them. For ``check_matrix``.
     """
-    decoded_of: dict[tuple[str, str], Decoded] = {}
-    loaded_of: dict[tuple[int, str, int | None], tuple[State, str | None]] = {}
-    results_of: dict[str, Any] = {}
+    plan = _prepared(profiles, asset.kind, mode)
+    decoded_of: list[Decoded | None] = [None] * plan.lines
+    loaded_of: list[tuple[State, str | None] | None] = [None] * plan.states
+    results_of: list[Any] = [_NOT_RUN] * plan.lines
     features: dict[str, tuple[int, str] | None] = {}
     out: list[Judged] = []
-    last: tuple[tuple[object, ...], Judged] | None = None
-    for profile, line_key, lines in _prepared(profiles, asset.kind, mode):
-        decoded = decoded_of.get(line_key)
+    last: tuple[object, ...] = ()
+    judged: Judged | None = None
+    for profile, line, state, lines in plan.steps:
+        decoded = decoded_of[line]
         if decoded is None:
-            decoded = decoded_of[line_key] = decode_stored(asset, profile)
-        switches = profile.switches
-        state_key = (id(decoded), switches.offline, switches.api_level)
-        loaded = loaded_of.get(state_key)
+            decoded = decoded_of[line] = decode_stored(asset, profile)
+        loaded = loaded_of[state]
         if loaded is None:
-            loaded = loaded_of[state_key] = _loaded_state(decoded, profile, mode)
+            loaded = loaded_of[state] = _loaded_state(decoded, profile, mode)
         failed: CheckFailure | None = None
         notes: tuple[str, ...] = ()
         if loaded[0] in _RECOVERED:  # every check of the line once, then this release's
-            results = results_of.get(line_key[0], _NOT_RUN)
+            results = results_of[line]
             if results is _NOT_RUN:
-                results = results_of[line_key[0]] = lines.run(decoded.config)
+                results = results_of[line] = lines.run(decoded.config)
             if results is not None:
                 failed, notes = lines.pick(profile, results)
-        key = (id(decoded), loaded, id(failed), notes, switches.stamps_level)
-        if last is not None and last[0] == key:
-            out.append(last[1])
-            continue
-        judged = _judged(
-            asset, decoded, loaded, failed, notes, profile, catalogue, features=features
+        parts = (
+            decoded.unknown_fields,
+            decoded.dropped_fields if loaded[0] == "degraded" else (),
+            decoded.config is None,
+            loaded,
+            failed,
+            notes,
+            profile.switches.stamps_level,
         )
-        last = (key, judged)
+        if judged is None or parts != last:
+            judged = _judged(
+                asset,
+                decoded,
+                loaded,
+                failed,
+                notes,
+                profile,
+                catalogue,
+                features=features,
+            )
+            last = parts
         out.append(judged)
     return out
 
 
 _NOT_RUN: Final = object()
+
+
+class _Plan(NamedTuple):
+    """Per profile: its release line's slot, its load-state slot and its line's checks."""
+
+    steps: tuple[tuple[ServerProfile, int, int, LineChecks], ...]
+    lines: int
+    states: int
+
+
 _PREPARED: dict[
-    tuple[tuple[int, ...], str, str],
-    tuple[
-        tuple[ServerProfile, ...],
-        list[tuple[ServerProfile, tuple[str, str], LineChecks]],
-    ],
+    tuple[tuple[int, ...], str, str], tuple[tuple[ServerProfile, ...], _Plan]
 ] = {}
 
 
-def _prepared(
-    profiles: Sequence[ServerProfile], kind: str, mode: Mode
-) -> list[tuple[ServerProfile, tuple[str, str], LineChecks]]:
-    """Per profile, once per list of profiles: its line key and its line's checks."""
+def _prepared(profiles: Sequence[ServerProfile], kind: str, mode: Mode) -> _Plan:
+    """The plan of ``profiles``, once per list of profiles.
+
+    Profiles of one release line (and JSON decoder) share a decode and the line's
+    checks; those that also share the offline wording and API level share the
+    state before the checks.
+    """
     # the profiles are held by the cache, so their ids stay theirs
     key = (tuple(map(id, profiles)), kind, mode)
     found = _PREPARED.get(key)
     if found is None:
-        steps: list[tuple[ServerProfile, tuple[str, str], LineChecks]] = [
-            (
-                profile,
-                (profile.line.fingerprint, profile.switches.go_json),
-                line_checks(profile.line, kind, mode),
+        line_slots: dict[tuple[str, str], int] = {}
+        state_slots: dict[tuple[int, str, int | None], int] = {}
+        steps = []
+        for profile in profiles:
+            switches = profile.switches
+            line = line_slots.setdefault(
+                (profile.line.fingerprint, switches.go_json), len(line_slots)
             )
-            for profile in profiles
-        ]
-        found = _PREPARED[key] = (tuple(profiles), steps)
+            state = state_slots.setdefault(
+                (line, switches.offline, switches.api_level), len(state_slots)
+            )
+            steps.append((profile, line, state, line_checks(profile.line, kind, mode)))
+        plan = _Plan(tuple(steps), len(line_slots), len(state_slots))
+        found = _PREPARED[key] = (tuple(profiles), plan)
     return found[1]
 
 

@@ -21,7 +21,7 @@ from assetgate.gate import asset_id
 from assetgate.levels import Outcome  # noqa: TC001
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
 
     from assetgate.gate import Verdict
     from assetgate.levels import ClusterOutcomeRule, ServerProfile
@@ -90,7 +90,32 @@ def cluster_outcomes(
     outcome per cluster, in cluster name order. The reason is the most severe fact's,
     worded with the first causing asset (in report order).
     """
-    clusters: dict[str, list[tuple[ClusterOutcomeRule, Verdict]]] = {}
+    outcomes, down = judge_clusters(verdicts, profile_of)
+    if not down:
+        return list(verdicts), outcomes
+    out: list[Verdict] = []
+    for verdict in verdicts:
+        reason = down.get(verdict.cluster)
+        out.append(verdict if reason is None else _unavailable(verdict, reason))
+    return out, outcomes
+
+
+def judge_clusters(
+    verdicts: Sequence[Verdict],
+    profile_of: Callable[[str], ServerProfile],
+    *,
+    names: Iterable[str] = (),
+) -> tuple[list[ClusterOutcome], dict[str, str]]:
+    """The outcome of every cluster, and what each down cluster's assets are answered.
+
+    The first half of :func:`cluster_outcomes`: the outcomes in cluster name order,
+    and per cluster whose outcome is not ``ok`` the reason its assets get. The
+    clusters are those of ``verdicts`` and ``names`` (clusters whose verdicts are
+    left out because none of them can bring a cluster down: all online).
+    """
+    clusters: dict[str, list[tuple[ClusterOutcomeRule, Verdict]]] = {
+        name: [] for name in names
+    }
     # per cluster: its rules, and the states that can trigger one (a quick skip)
     rules_of: dict[
         str, tuple[tuple[ClusterOutcomeRule, ...], frozenset[str], bool]
@@ -104,7 +129,7 @@ def cluster_outcomes(
                 frozenset(r.when for r in rules),
                 any(r.when == "dropped" for r in rules),
             )
-            clusters[verdict.cluster] = []
+            clusters.setdefault(verdict.cluster, [])
         rules, states, dropped = known
         if verdict.state not in states and not (dropped and verdict.dropped_fields):
             continue
@@ -112,7 +137,7 @@ def cluster_outcomes(
             if _matches(candidate, verdict):
                 clusters[verdict.cluster].append((candidate, verdict))
     outcomes: list[ClusterOutcome] = []
-    down: dict[str, ClusterOutcomeRule] = {}
+    down: dict[str, str] = {}
     for cluster in sorted(clusters):
         causes = clusters[cluster]
         target = profile_of(cluster).version.text
@@ -122,7 +147,7 @@ def cluster_outcomes(
             )
             continue
         worst_rule, first = max(causes, key=lambda c: _SEVERITY[c[0].outcome])
-        down[cluster] = worst_rule
+        down[cluster] = worst_rule.asset_reason
         outcomes.append(
             ClusterOutcome(
                 cluster=cluster,
@@ -138,22 +163,40 @@ def cluster_outcomes(
                 facts=tuple(dict.fromkeys(rule.id for rule, _ in causes)),
             )
         )
-    if not down:
-        return list(verdicts), outcomes
+    return outcomes, down
+
+
+def mark_unavailable(
+    verdicts: Sequence[Verdict],
+    reason: str,
+    marked: dict[tuple[int, str], tuple[Verdict, Verdict]],
+) -> list[Verdict]:
+    """``verdicts`` of a down cluster, marked unavailable with ``reason``.
+
+    ``marked`` keeps the marked verdicts between calls (by the verdict object and
+    the reason), so that reports sharing verdict objects (``check_matrix``'s, one per
+    release) share the marked ones too, without making them again.
+    """
     out: list[Verdict] = []
     for verdict in verdicts:
-        rule = down.get(verdict.cluster)
-        if rule is not None:
-            verdict = msgspec.structs.replace(  # noqa: PLW2901
-                verdict,
-                state="unavailable",
-                reason=rule.asset_reason,
-                own_state=verdict.state,
-                own_reason=verdict.reason,
-                dropped_fields=(),
-            )
-        out.append(verdict)
-    return out, outcomes
+        key = (id(verdict), reason)
+        found = marked.get(key)
+        if found is None or found[0] is not verdict:
+            found = marked[key] = (verdict, _unavailable(verdict, reason))
+        out.append(found[1])
+    return out
+
+
+def _unavailable(verdict: Verdict, reason: str) -> Verdict:
+    """``verdict`` as its cluster's outcome leaves it: unavailable, its own kept."""
+    return msgspec.structs.replace(
+        verdict,
+        state="unavailable",
+        reason=reason,
+        own_state=verdict.state,
+        own_reason=verdict.reason,
+        dropped_fields=(),
+    )
 
 
 class HealthFailure(msgspec.Struct, frozen=True, kw_only=True):

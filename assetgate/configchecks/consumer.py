@@ -449,12 +449,25 @@ def _filters_overlap(
     config: Any, _c: Context, spec: ConfigCheck
 ) -> Mapping[str, str] | None:
     """Filters do not overlap (``subset`` or ``collide``, by release)."""
-    filters = list(config.filter_subjects or [])
-    if spec.variant == "collide":  # symmetric: each pair once
+    key = (spec.variant, tuple(config.filter_subjects or ()))
+    overlap = _OVERLAPPING.get(key)
+    if overlap is None:  # the consumers of a stream often share their filters
+        if len(_OVERLAPPING) >= _MEMO_SIZE:
+            _OVERLAPPING.clear()
+        overlap = _OVERLAPPING[key] = _filters_collide(key[1], key[0])
+    return _fail_if(overlap)
+
+
+_MEMO_SIZE: Final = 4096
+_OVERLAPPING: dict[tuple[str, tuple[str, ...]], bool] = {}
+
+
+def _filters_collide(filters: tuple[str, ...], variant: str) -> bool:
+    if variant == "collide":  # symmetric: each pair once
         pairs = itertools.combinations(filters, 2)
-        return _fail_if(any(subjects_collide(a, b) for a, b in pairs))
+        return any(subjects_collide(a, b) for a, b in pairs)
     ordered = itertools.permutations(filters, 2)
-    return _fail_if(any(is_subset_match(a, b) for a, b in ordered))
+    return any(is_subset_match(a, b) for a, b in ordered)
 
 
 @register(

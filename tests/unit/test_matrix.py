@@ -121,6 +121,26 @@ def test_matrix_rows_equal_single_target_reports_fleet(fleet: Path, mode: str) -
     _assert_rows_equal_reports(matrix, fleet, mode)
 
 
+@pytest.mark.parametrize(
+    "accept", [("unavailable:central/*",), ("crash:*", "offline:*/*/ORDERS_T0001*")]
+)
+def test_matrix_failing_counts_with_acceptances(
+    fleet: Path, accept: tuple[str, ...]
+) -> None:
+    """With acceptances, each row fails exactly as check() with them on that release."""
+    matrix = check_matrix([fleet], mode="cluster", accept=accept)
+    covered = 0
+    for row in matrix.releases:
+        report = check([fleet], target=row.release, mode="cluster", accept=accept)
+        assert (row.release, row.failing) == (
+            row.release,
+            len(finding_rules(report, ())),
+        )
+        covered += sum(1 for v in report.assets if v.accepted)
+        covered += sum(1 for c in report.clusters if c.accepted is not None)
+    assert covered  # the acceptances do cover findings
+
+
 def _cat() -> Catalogue:
     from assetgate.levels import load_catalogue
 
