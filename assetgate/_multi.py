@@ -121,17 +121,7 @@ class _Judged:
             return
         self.book.records += 1
         self.book.hashes.append(asset_hash(record))
-        per: list[Judged] = []
-        previous: Judged | None = None
-        for current in judge_many(record, profiles, mode, cat):
-            if (
-                previous is not None
-                and current is not previous
-                and _alike(previous, current)
-            ):
-                current = previous  # noqa: PLW2901 - one object per answer
-            per.append(current)
-            previous = current
+        per = judge_many(record, profiles, mode, cat)  # one object per answer
         key = (record.cluster, record.account, record.stream)
         if record.kind == "stream":
             if key in self.streams:
@@ -246,13 +236,6 @@ def _stopping(entry: _Entry, index: int) -> bool:
 
 def _first_name(row: list[Judged]) -> str:
     return row[0].verdict.name
-
-
-def _alike(a: Judged, b: Judged) -> bool:
-    """The same judgement on two releases (the target's name aside)."""
-    return a.subjects == b.subjects and a.verdict == msgspec.structs.replace(
-        b.verdict, target=a.verdict.target
-    )
 
 
 class _At(Mapping[StreamKey, Judged]):

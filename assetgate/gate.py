@@ -209,7 +209,10 @@ def judge_many(
     out: list[Judged] = []
     last: tuple[object, ...] = ()
     judged: Judged | None = None
-    for profile, line, state, lines in plan.steps:
+    for profile, line, state, lines, alike in plan.steps:
+        if alike and judged is not None:  # judges all as the release before it
+            out.append(judged)
+            continue
         decoded = decoded_of[line]
         if decoded is None:
             decoded = decoded_of[line] = decode_stored(asset, profile)
@@ -231,7 +234,8 @@ def judge_many(
             loaded,
             failed,
             notes,
-            profile.switches.stamps_level,
+            # a missing stamp is a drift only where releases stamp the level
+            profile.switches.stamps_level and _unstamped(decoded),
         )
         if judged is None or parts != last:
             judged = _judged(
@@ -252,10 +256,20 @@ def judge_many(
 _NOT_RUN: Final = object()
 
 
-class _Plan(NamedTuple):
-    """Per profile: its release line's slot, its load-state slot and its line's checks."""
+def _unstamped(decoded: Decoded) -> bool:
+    """Whether the config may lack the level stamp (unknown when it does not decode)."""
+    metadata = getattr(decoded.config, "metadata", None)
+    return decoded.config is None or not metadata or REQUIRED_LEVEL_KEY not in metadata
 
-    steps: tuple[tuple[ServerProfile, int, int, LineChecks], ...]
+
+class _Plan(NamedTuple):
+    """How :func:`judge_many` goes through a list of profiles.
+
+    Per profile: its release line's slot, its load-state slot, its line's checks, and
+    whether it judges every asset as the profile before it does.
+    """
+
+    steps: tuple[tuple[ServerProfile, int, int, LineChecks, bool], ...]
     lines: int
     states: int
 
@@ -279,6 +293,7 @@ def _prepared(profiles: Sequence[ServerProfile], kind: str, mode: Mode) -> _Plan
         line_slots: dict[tuple[str, str], int] = {}
         state_slots: dict[tuple[int, str, int | None], int] = {}
         steps = []
+        before: tuple[object, ...] = ()
         for profile in profiles:
             switches = profile.switches
             line = line_slots.setdefault(
@@ -287,7 +302,11 @@ def _prepared(profiles: Sequence[ServerProfile], kind: str, mode: Mode) -> _Plan
             state = state_slots.setdefault(
                 (line, switches.offline, switches.api_level), len(state_slots)
             )
-            steps.append((profile, line, state, line_checks(profile.line, kind, mode)))
+            checks = line_checks(profile.line, kind, mode)
+            # the same decode, state, checks in the same order and stamping rule
+            alike = (line, state, checks.orders(profile), switches.stamps_level)
+            steps.append((profile, line, state, checks, alike == before))
+            before = alike
         plan = _Plan(tuple(steps), len(line_slots), len(state_slots))
         found = _PREPARED[key] = (tuple(profiles), plan)
     return found[1]

@@ -414,12 +414,8 @@ class LineChecks:
         """Every failure of ``config``, by step (``None``: it passes everything)."""
         return None if self.function is None else self.function(config)
 
-    def pick(
-        self, profile: ServerProfile, results: dict[int, CheckFailure] | None
-    ) -> tuple[CheckFailure | None, tuple[str, ...]]:
-        """What ``profile`` makes of ``results``: its first failure, else its notes."""
-        if results is None:
-            return None, ()
+    def orders(self, profile: ServerProfile) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The steps ``profile`` makes on load and for notes, in its order."""
         found = self._orders.get(id(profile))
         if found is None or found[0] is not profile:
             load = tuple(
@@ -433,7 +429,15 @@ class LineChecks:
                 if not r.needs_stream
             )
             found = self._orders[id(profile)] = (profile, load, note)
-        _, load, note = found
+        return found[1], found[2]
+
+    def pick(
+        self, profile: ServerProfile, results: dict[int, CheckFailure] | None
+    ) -> tuple[CheckFailure | None, tuple[str, ...]]:
+        """What ``profile`` makes of ``results``: its first failure, else its notes."""
+        if results is None:
+            return None, ()
+        load, note = self.orders(profile)
         for step in load:
             failure = results.get(step)
             if failure is not None:
