@@ -23,7 +23,14 @@ import msgspec
 
 from assetgate._collect import AccountKey, Collision, asset_hash, judge_asset
 from assetgate.gate import Judged, Mode
-from assetgate.inventory import Ignored, RecordError, line_data, read_records
+from assetgate.inventory import (
+    Ignored,
+    RecordError,
+    line_data,
+    read_records,
+    too_long,
+    too_long_error,
+)
 from assetgate.subjects import find_overlaps
 
 if TYPE_CHECKING:
@@ -210,6 +217,10 @@ def _judge_range(path: str, span: Span) -> bytes:
         data = handle.read(end - start)
     number = first_line
     for line in data.split(b"\n"):
+        if too_long(line):
+            chunk.errors.append(too_long_error(f"{path}:{number}"))
+            number += 1
+            continue
         # files with a BOM are not split, so no range holds the first record's BOM
         text = line_data(line, first=False)
         if text:

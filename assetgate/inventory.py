@@ -60,6 +60,8 @@ __all__ = [
     "read_inventory_bytes",
     "read_inventory_stream",
     "read_records",
+    "too_long",
+    "too_long_error",
 ]
 
 AssetKind = Literal["stream", "consumer"]
@@ -367,6 +369,21 @@ def read_inventory_bytes(data: bytes, name: str) -> Iterator[InventoryEntry]:
     return _read_stream(io.BytesIO(data), name)
 
 
+def too_long(line: bytes) -> bool:
+    """Whether a line (without its newline) is too long to read: ``MAX_LINE_BYTES`` or more.
+
+    Every runner (the file reader, ``check``'s worker processes, the Spark scan) applies
+    this one rule, so a line is an error or a record whatever reads it.
+    """
+    return len(line) >= MAX_LINE_BYTES
+
+
+def too_long_error(source: str) -> RecordError:
+    """The record error of a line :func:`too_long` finds."""
+    message = f"line too long: {MAX_LINE_BYTES} bytes or more, not read"
+    return RecordError(source=source, message=message)
+
+
 def line_data(line: bytes, *, first: bool) -> bytes:
     """The JSON of an inventory line, as the file reader reads it (empty: blank).
 
@@ -455,7 +472,7 @@ def _read_stream(
     while True:
         try:
             line = reader.readline(MAX_LINE_BYTES + 1)
-            if len(line) > MAX_LINE_BYTES:
+            if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
                 _skip_line(reader)
         except OSError as exc:
             yield RecordError(
@@ -468,11 +485,8 @@ def _read_stream(
             return
         line_no += 1
         source = f"{name}:{line_no}"
-        if len(line) > MAX_LINE_BYTES:
-            yield RecordError(
-                source=source,
-                message=f"line too long: over {MAX_LINE_BYTES} bytes, not read",
-            )
+        if too_long(line.removesuffix(b"\n")):
+            yield too_long_error(source)
             first = False
             continue
         data = line_data(line, first=first)

@@ -253,6 +253,8 @@ def _drift_text(verdict: Verdict) -> str:
     required = verdict.required_level
     match verdict.drift:
         case "stamp_missing":
+            if required is None:  # a config that does not decode: its needs unknown
+                return "no _nats.req.level stamp (the API level the config requires is not known)"
             return (
                 f"no _nats.req.level stamp (the config requires API level {required})"
             )

@@ -35,7 +35,16 @@ from assetgate._collect import (
 )
 from assetgate.batch.schema import ENTRY, SCAN, arrow_schema
 from assetgate.gate import Judged, Mode, Verdict, settle
-from assetgate.inventory import Asset, Ignored, RecordError, line_data, read_records
+from assetgate.inventory import (
+    Asset,
+    Ignored,
+    InventoryEntry,
+    RecordError,
+    line_data,
+    read_records,
+    too_long,
+    too_long_error,
+)
 from assetgate.levels import Catalogue, ServerProfile  # noqa: TC001 (Struct fields)
 from assetgate.subjects import find_overlaps
 
@@ -264,9 +273,10 @@ def judge_batches(
                 counts = seen[key] = [0] * len(_COUNTED)
             row = counts[_ROWS]
             counts[_ROWS] = row + 1
+            text = value or b""
             # as the file reader reads it (a BOM before the file's first record skipped)
-            data = line_data(value or b"", first=start == 0 and counts[_LINES] == 0)
-            if not data:
+            data = line_data(text, first=start == 0 and counts[_LINES] == 0)
+            if not data and not too_long(text):
                 counts[_BLANK] += 1
                 continue
             found = names.get(path)
@@ -275,7 +285,11 @@ def judge_batches(
             name, rank = found
             # a split Spark did not count numbers from 0; the job refuses the run
             line = ctx.offsets.get(key, 0) + row + 1
-            entries = read_records(data, f"{name}:{line}")
+            entries: list[InventoryEntry] = (
+                [too_long_error(f"{name}:{line}")]
+                if too_long(text)
+                else read_records(data, f"{name}:{line}")
+            )
             if entries:
                 counts[_LINES] += 1
             for index, record in enumerate(entries):

@@ -106,3 +106,35 @@ def test_accounting_refuses_what_does_not_add_up(
     """A line Spark counted but the function never saw, a silent line, a lost entry."""
     with pytest.raises(ScanError, match=message):
         _account(counts, [block], _tables(3, 1, 0), _summary(3, 1, 0))
+
+
+def test_judge_stage_refuses_an_over_long_line_as_the_file_reader_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The scan's judge stage makes a line at the length limit the file reader's error."""
+    from assetgate import inventory
+    from assetgate.batch.transform import ScanContext, judge_batches
+    from assetgate.levels import load_catalogue
+
+    monkeypatch.setattr(inventory, "MAX_LINE_BYTES", 100)
+    catalogue = load_catalogue()
+    ctx = ScanContext(
+        profiles={"*": catalogue.server("2.12.8")},
+        mode="single",
+        catalogue=catalogue,
+        files={},
+        offsets={},
+    )
+    good = '{"kind":"stream","config":{"name":"A"}}'
+    batch = pa.record_batch(
+        {
+            "value": ["x" * 100, good],
+            "_file_path": ["/f.jsonl", "/f.jsonl"],
+            "_block_start": [0, 0],
+        }
+    )
+    rows = pa.Table.from_batches(list(judge_batches(ctx, [batch]))).to_pylist()
+    assert ("/f.jsonl:1", "line too long: 100 bytes or more, not read") in {
+        (row["source"], row["message"]) for row in rows
+    }
+    assert ("asset", 2) in {(row["record"], row["line"]) for row in rows}

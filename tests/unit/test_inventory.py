@@ -995,7 +995,7 @@ def test_line_over_64_mib_is_an_error_and_reading_goes_on(tmp_path: Path) -> Non
     assert entries == [(f"{path}:1", "error"), (f"{path}:2", "$G")]
     first = next(iter(read_inventory([path])))
     assert first == RecordError(
-        source=f"{path}:1", message="line too long: over 67108864 bytes, not read"
+        source=f"{path}:1", message="line too long: 67108864 bytes or more, not read"
     )
 
 
@@ -1153,7 +1153,7 @@ def test_long_line_is_skipped_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None
     data = b'{"kind":"stream","config":{"name":"A"}}\n' + b"x" * 3_000_000 + b"\n7\n"
     assert [_summary(e) for e in read_inventory_bytes(data, "l")] == [
         _asset("l:1", "$G", "", "stream", "A", "A", None, None, None, None),
-        _error("l:2", "line too long: over 100 bytes, not read"),
+        _error("l:2", "line too long: 100 bytes or more, not read"),
         _ignored("l:3", "JSON number is not an inventory record"),
     ]
 
@@ -1227,3 +1227,14 @@ def test_a_fleet_pull_record_with_its_servers_is_an_asset(
     entries = list(read_inventory([path]))
     assert sorted(e.name for e in entries if isinstance(e, Asset)) == ["OK", "R3"]
     assert not [e for e in entries if isinstance(e, RecordError)]
+
+
+def test_line_at_the_limit_keeps_the_next_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A line of exactly the limit is one error, and the line after it is still read."""
+    monkeypatch.setattr(inventory, "MAX_LINE_BYTES", 100)
+    data = b"x" * 100 + b"\n" + b'{"kind":"stream","config":{"name":"A"}}\n' + b"x" * 99
+    assert [_summary(e) for e in read_inventory_bytes(data, "l")] == [
+        _error("l:1", "line too long: 100 bytes or more, not read"),
+        _asset("l:2", "$G", "", "stream", "A", "A", None, None, None, None),
+        _error("l:3", "invalid JSON: JSON is malformed: invalid character (byte 0)"),
+    ]

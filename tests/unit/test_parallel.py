@@ -200,3 +200,25 @@ def test_line_of_non_json_whitespace_is_an_error_in_every_range(
         f"{path}:{len(lines) // 3 + 1}",
         f"{path}:{2 * len(lines) // 3 + 1}",
     } <= sources
+
+
+def test_over_long_line_is_an_error_in_every_range(
+    tmp_path: Path,
+    lines: list[bytes],
+    catalogue: Catalogue,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A line at the length limit is the same error with and without worker processes."""
+    monkeypatch.setattr(assetgate.inventory, "MAX_LINE_BYTES", 2000)
+    long = next(line for line in lines if len(line) < 1500).rstrip(b"\n")
+    padded = long[:-1] + b',"description":"' + b"x" * 2000 + b'"}\n'
+    mixed = list(lines)
+    mixed.insert(len(lines) // 2, padded)
+    path = tmp_path / "long.jsonl"
+    path.write_bytes(b"".join(mixed))
+    one, two = _reports([path], "2.11.11", catalogue)
+    _assert_same(one, two)
+    assert (
+        f"{path}:{len(lines) // 2 + 1}",
+        "line too long: 2000 bytes or more, not read",
+    ) in {(error.source, error.message) for error in one.errors}

@@ -763,3 +763,17 @@ def test_hostile_cluster_names_cannot_forge_a_verdict_line(
     out = capsys.readouterr().out
     assert "\x1b" not in out
     assert not any(line.startswith("FAKE") for line in out.splitlines())
+
+
+def test_missing_stamp_of_a_config_that_does_not_decode(tmp_path: Path) -> None:
+    """A missing stamp on a config whose needs are unknown says so, not "level None"."""
+    config = '{"name":"S","subjects":["a"],"storage":' + "[" * 3 + "]" * 3 + "}"
+    record = (
+        '{"cluster":"c","account":"A","kind":"stream","stream":"S","name":"S",'
+        f'"config":{config}}}\n'
+    )
+    path = tmp_path / "inventory.jsonl"
+    path.write_text(record)
+    text = render(check([path], target="2.12.8", mode="single"), "text")
+    assert "stamp_missing: no _nats.req.level stamp (the API level the config" in text
+    assert "None" not in text
