@@ -648,7 +648,42 @@ def render_markdown(report: Report, *, fail_on: Iterable[str] | None = None) -> 
         for i in _per_file(report.ignored, "ignored records", folded, "", md):
             lines.append(_md_row([md(i.source), md(i.reason)]))
         lines += [_md_row([note, ""]) for note in folded]
-    return "\n".join(lines) + "\n"
+    return fit_markdown("\n".join(lines) + "\n")
+
+
+MARKDOWN_LIMIT: Final = 1024 * 1024
+"""GitHub's limit on a step summary (``$GITHUB_STEP_SUMMARY``), in bytes."""
+
+
+def fit_markdown(text: str, *, tail: int = 0, limit: int = MARKDOWN_LIMIT) -> str:
+    """``text`` cut at a line to stay within ``limit`` bytes, saying what it left out.
+
+    A Markdown report over GitHub's step-summary limit is not shown at all, so the
+    lines past the limit are left out (the last ``tail`` lines are kept: a verdict
+    at the end) and a note says how many, and where the whole report is.
+    """
+    size = len(text.encode())
+    if size <= limit:
+        return text
+    lines = text.splitlines()
+    ending = lines[len(lines) - tail :] if tail else []
+    body = lines[: len(lines) - tail] if tail else lines
+    budget = limit - _FIT_ROOM - sum(len(line.encode()) + 1 for line in ending)
+    kept: list[str] = []
+    for line in body:
+        budget -= len(line.encode()) + 1
+        if budget < 0:
+            break
+        kept.append(line)
+    note = _FIT_NOTE.format(left=len(body) - len(kept), size=size, limit=limit)
+    return "\n".join([*kept, "", note, "", *ending]).rstrip("\n") + "\n"
+
+
+_FIT_ROOM: Final = 300  # bytes for the note and blank lines
+_FIT_NOTE: Final = (
+    "*{left} more lines left out: the whole report is {size:,} bytes, over GitHub's "
+    "step-summary limit of {limit:,}; `--format json` lists everything.*"
+)
 
 
 def _md_row(cells: Sequence[str]) -> str:

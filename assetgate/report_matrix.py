@@ -23,6 +23,7 @@ from assetgate.report import (
     _suite,
     escape_markdown,
     escape_terminal,
+    fit_markdown,
 )
 
 if TYPE_CHECKING:
@@ -241,7 +242,7 @@ def _markdown(matrix: Matrix) -> str:
             out.append(f"  - {escape_markdown(finding.reason)}")
         out += [f"  - fix: {escape_markdown(fix.text)}" for fix in finding.fixes]
     out += ["", _verdict(matrix)]
-    return "\n".join(out) + "\n"
+    return fit_markdown("\n".join(out) + "\n", tail=1)
 
 
 def _sarif(matrix: Matrix) -> str:

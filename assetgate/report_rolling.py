@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Final
 
 import msgspec
 
-from assetgate.report import escape_markdown, escape_terminal
+from assetgate.report import escape_markdown, escape_terminal, fit_markdown
 
 if TYPE_CHECKING:
     from assetgate.rolling import Rolling, RollingCluster, RollingEffect, RollingStep
@@ -32,8 +32,9 @@ def render_rolling(rolling: Rolling, fmt: str) -> str:
     if fmt == "json":
         encoded = msgspec.json.encode(rolling)
         return msgspec.json.format(encoded, indent=2).decode() + "\n"
-    lines = _markdown(rolling) if fmt == "markdown" else _text(rolling)
-    return "\n".join(lines) + "\n"
+    if fmt == "markdown":
+        return fit_markdown("\n".join(_markdown(rolling)) + "\n", tail=1)
+    return "\n".join(_text(rolling)) + "\n"
 
 
 def _nodes(step: RollingStep) -> str:

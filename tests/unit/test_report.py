@@ -777,3 +777,35 @@ def test_missing_stamp_of_a_config_that_does_not_decode(tmp_path: Path) -> None:
     text = render(check([path], target="2.12.8", mode="single"), "text")
     assert "stamp_missing: no _nats.req.level stamp (the API level the config" in text
     assert "None" not in text
+
+
+def test_fit_markdown_cuts_at_a_line_and_says_what_it_left_out() -> None:
+    """Markdown over the limit is cut at a line, keeps its tail, and names what is gone."""
+    from assetgate.report import fit_markdown
+
+    text = "# head\n" + "".join(f"| row {i} |\n" for i in range(100)) + "verdict\n"
+    assert fit_markdown(text, limit=len(text.encode())) == text
+    cut = fit_markdown(text, tail=1, limit=700)
+    assert len(cut.encode()) <= 700
+    assert cut.startswith("# head\n| row 0 |\n")
+    assert cut.endswith("`--format json` lists everything.*\n\nverdict\n")
+    kept = cut.count("| row ")
+    size = f"{len(text.encode()):,}"
+    assert f"*{100 - kept} more lines left out: the whole report is {size} bytes" in cut
+
+
+def test_markdown_of_a_large_fleet_stays_under_the_step_summary_limit(
+    tmp_path: Path,
+) -> None:
+    """A report whose failing findings exceed GitHub's 1 MiB limit is cut to fit it."""
+    from assetgate.report import MARKDOWN_LIMIT
+    from benchmarks.gen_inventory import generate
+
+    path = tmp_path / "fleet.jsonl"
+    path.write_bytes(b"".join(generate(12000, seed=3)))
+    report = check([path], target="2.11.11", mode="cluster")
+    whole = render_markdown(report, fail_on=()).encode()
+    assert report.summary.unavailable > 5000
+    assert len(whole) <= MARKDOWN_LIMIT
+    assert b"more lines left out: the whole report is" in whole
+    assert whole.startswith(b"## assetgate: target 2.11.11")
