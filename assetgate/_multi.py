@@ -36,7 +36,7 @@ from assetgate._collect import (
     overlap_entries,
     target_profile,
 )
-from assetgate.check import count_findings, failing_rules, failing_set, iter_records
+from assetgate.check import count_findings, failing_set, iter_records, rules_failing
 from assetgate.gate import STATES, Judged, judge_many, settle
 from assetgate.inventory import Asset
 from assetgate.outcomes import judge_clusters, mark_unavailable
@@ -78,9 +78,17 @@ def judge_releases(
     *,
     rules: list[tuple[str, str]],
     fail_on: tuple[str, ...],
+    light: bool = False,
 ) -> Iterator[Release]:
-    """Judge the inventory once for all ``profiles``; yield each one's result in order."""
+    """Judge the inventory once for all ``profiles``; yield each one's result in order.
+
+    ``light``: of the assets a cluster outcome makes unavailable, a report lists only
+    those with a drift flag (they are counted all the same, and fail the run); for
+    the matrix, which folds the others into the cluster's finding. Without effect
+    when ``rules`` accept something (an acceptance may name any of them).
+    """
     judged = _Judged(len(profiles), cat)
+    judged.tally.light = light and not rules
     for record in iter_records(items):
         judged.add(record, profiles, mode, cat)
     settled: _Settled | None = None
@@ -103,7 +111,6 @@ class _Judged:
         # what is made again per release for verdict objects that releases share
         self.marked: dict[tuple[int, str], tuple[Verdict, Verdict]] = {}
         self.tally = _Tally()
-        self.failing_of: dict[int, tuple[Verdict, int]] = {}
         self._overlaps: dict[
             tuple[tuple[str, str], tuple[tuple[str, tuple[str, ...]], ...]],
             list[tuple[str, str, str, str]],
@@ -361,6 +368,8 @@ class _Tally:
     """
 
     def __init__(self) -> None:
+        self.light = False
+        self.failing_of: dict[tuple[str, str | None, str | None], int] = {}
         self.parts: list[_Part | None] = []
         self.candidates_of: list[tuple[list[Verdict], list[Verdict]] | None] = []
         self.counts: dict[str, Counter[str]] = {}
@@ -399,7 +408,7 @@ class _Tally:
             reason = down.get(part[0].cluster) if down and part else None
             old = known[position]
             if old is None or old.part is not part or old.reason != reason:
-                new = _part(part, reason, wanted, judged)
+                new = self._part(part, reason, wanted, judged.marked)
                 if old is not None:
                     self.failing -= old.failing
                     for cluster, state, n in old.counts:
@@ -421,22 +430,71 @@ class _Tally:
         }
         return shown, out, self.failing
 
+    def _part(
+        self,
+        part: list[Verdict],
+        reason: str | None,
+        wanted: frozenset[str],
+        marked: dict[tuple[int, str], tuple[Verdict, Verdict]],
+    ) -> _Part:
+        """What a release makes of ``part`` (``reason``: its cluster is down)."""
+        if reason is None:
+            verdicts = part
+            shown = [v for v in part if v.state != "online" or v.drift is not None]
+            counts = _state_counts(part)
+        elif self.light:  # every one unavailable; only the drifting ones listed
+            verdicts = mark_unavailable(
+                [v for v in part if v.drift is not None], reason, marked
+            )
+            shown = verdicts
+            counts = ((part[0].cluster, "unavailable", len(part)),) if part else ()
+            quiet = len(part) - len(shown)
+            return _Part(
+                part=part,
+                reason=reason,
+                shown=shown,
+                counts=counts,
+                failing=quiet * self._fails("unavailable", None, None, wanted)
+                + self.failing_of_verdicts(shown, wanted),
+            )
+        else:
+            verdicts = mark_unavailable(part, reason, marked)
+            shown = [v for v in verdicts if v.state != "online" or v.drift is not None]
+            counts = _state_counts(verdicts)
+        return _Part(
+            part=part,
+            reason=reason,
+            shown=shown,
+            counts=counts,
+            failing=self.failing_of_verdicts(shown, wanted),
+        )
 
-def _part(
-    part: list[Verdict],
-    reason: str | None,
-    wanted: frozenset[str],
-    judged: _Judged,
-) -> _Part:
-    verdicts = part if reason is None else mark_unavailable(part, reason, judged.marked)
-    shown = [v for v in verdicts if v.state != "online" or v.drift is not None]
-    return _Part(
-        part=part,
-        reason=reason,
-        shown=shown,
-        counts=_state_counts(verdicts),
-        failing=_failing_of(shown, wanted, judged.failing_of),
-    )
+    def failing_of_verdicts(
+        self, verdicts: list[Verdict], wanted: frozenset[str]
+    ) -> int:
+        """How many findings of ``verdicts`` fail the run."""
+        fails = self._fails
+        return sum(fails(v.state, v.drift, v.accepted, wanted) for v in verdicts)
+
+    def _fails(
+        self,
+        state: str,
+        drift: str | None,
+        accepted: str | None,
+        wanted: frozenset[str],
+    ) -> int:
+        """How many findings fail the run for a verdict of this state, drift and acceptance.
+
+        That is all :func:`rules_failing` reads; ``wanted`` is the same for a whole
+        run, so the answer is kept per (state, drift, acceptance).
+        """
+        key = (state, drift, accepted)
+        found = self.failing_of.get(key)
+        if found is None:
+            found = self.failing_of[key] = len(
+                rules_failing(state, drift, accepted, wanted)
+            )
+        return found
 
 
 def _state_counts(verdicts: list[Verdict]) -> tuple[tuple[str, str, int], ...]:
@@ -448,21 +506,6 @@ def _state_counts(verdicts: list[Verdict]) -> tuple[tuple[str, str, int], ...]:
     if states.count(states[0]) == len(states):
         return ((cluster, states[0], len(states)),)
     return tuple((cluster, state, n) for state, n in Counter(states).items())
-
-
-def _failing_of(
-    verdicts: list[Verdict],
-    wanted: frozenset[str],
-    memo: dict[int, tuple[Verdict, int]],
-) -> int:
-    """How many findings of ``verdicts`` fail the run, each verdict object's once."""
-    failing = 0
-    for verdict in verdicts:
-        found = memo.get(id(verdict))
-        if found is None or found[0] is not verdict:
-            found = memo[id(verdict)] = (verdict, len(failing_rules(verdict, wanted)))
-        failing += found[1]
-    return failing
 
 
 def _release(
@@ -522,7 +565,7 @@ def _release(
         accepted=accepted,
     )
     if rules:  # an acceptance changes what fails: count the findings again
-        failing = _count_failing(report, fail_on, judged.failing_of)
+        failing = _count_failing(report, fail_on, tally)
     else:  # the findings of the assets are counted per part; the rest here
         failing += count_findings(msgspec.structs.replace(report, assets=[]), fail_on)
     if "online" in fail_on:  # the light report leaves online assets out
@@ -530,9 +573,7 @@ def _release(
     return Release(report=report, counts=counts, failing=failing)
 
 
-def _count_failing(
-    report: Report, fail_on: tuple[str, ...], memo: dict[int, tuple[Verdict, int]]
-) -> int:
-    """:func:`count_findings`, each verdict object's findings counted once per run."""
+def _count_failing(report: Report, fail_on: tuple[str, ...], tally: _Tally) -> int:
+    """:func:`count_findings`, the assets' findings counted per kind of verdict."""
     rest = count_findings(msgspec.structs.replace(report, assets=[]), fail_on)
-    return rest + _failing_of(report.assets, failing_set(fail_on), memo)
+    return rest + tally.failing_of_verdicts(report.assets, failing_set(fail_on))

@@ -84,6 +84,7 @@ __all__ = [
     "parse_accept",
     "parse_targets",
     "plan_digest",
+    "rules_failing",
 ]
 
 OBSERVED_TARGET: Final = "observed"
@@ -278,8 +279,14 @@ def failing_rules(verdict: Verdict, wanted: Collection[str]) -> list[str]:
 
     An acceptance covers the findings of its rule only (``*``: all of them).
     """
-    state, drift = verdict.state, verdict.drift
-    rules = accepted_rules(verdict.accepted)
+    return rules_failing(verdict.state, verdict.drift, verdict.accepted, wanted)
+
+
+def rules_failing(
+    state: str, drift: str | None, accepted: str | None, wanted: Collection[str]
+) -> list[str]:
+    """:func:`failing_rules` of a verdict with this state, drift flag and acceptance."""
+    rules = accepted_rules(accepted)
     found: list[str] = []
     if state in wanted and not rules & {"*", state}:
         found.append(state)

@@ -149,6 +149,7 @@ def check_matrix(
         cat,
         rules=rules,
         fail_on=tuple(fail_on),
+        light=True,
     )
     for members, result in zip(ordered, results, strict=True):
         for release in members:
