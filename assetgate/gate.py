@@ -203,6 +203,9 @@ def judge_many(
     """
     plan = _prepared(profiles, asset.kind, mode)
     decoded_of: list[Decoded | None] = [None] * plan.lines
+    # per line: the stored level a plain config needs (None: none), or _SLOW
+    plain_of: list[object] = [_SLOW] * plan.lines
+    unstamped_of: list[bool] = [True] * plan.lines
     loaded_of: list[tuple[State, str | None] | None] = [None] * plan.states
     results_of: list[Any] = [_NOT_RUN] * plan.lines
     features: dict[str, tuple[int, str] | None] = {}
@@ -216,9 +219,18 @@ def judge_many(
         decoded = decoded_of[line]
         if decoded is None:
             decoded = decoded_of[line] = decode_stored(asset, profile)
+            plain_of[line] = _plain_level(decoded)
+            unstamped_of[line] = _unstamped(decoded)
         loaded = loaded_of[state]
         if loaded is None:
-            loaded = loaded_of[state] = _loaded_state(decoded, profile, mode)
+            needs = plain_of[line]
+            if needs is None or (
+                isinstance(needs, int) and needs <= (profile.api_level or 0)
+            ):
+                loaded = _ONLINE  # what _loaded_state answers, without asking
+            else:
+                loaded = _loaded_state(decoded, profile, mode)
+            loaded_of[state] = loaded
         failed: CheckFailure | None = None
         notes: tuple[str, ...] = ()
         if loaded[0] in _RECOVERED:  # every check of the line once, then this release's
@@ -235,7 +247,7 @@ def judge_many(
             failed,
             notes,
             # a missing stamp is a drift only where releases stamp the level
-            profile.switches.stamps_level and _unstamped(decoded),
+            profile.switches.stamps_level and unstamped_of[line],
         )
         if judged is None or parts != last:
             judged = _judged(
@@ -254,6 +266,32 @@ def judge_many(
 
 
 _NOT_RUN: Final = object()
+
+
+_SLOW: Final = object()
+_ONLINE: Final[tuple[State, str | None]] = ("online", None)
+
+
+def _plain_level(decoded: Decoded) -> object:
+    """For a config that decodes cleanly: the stored level it needs (None: none).
+
+    Such a config loads online on every release of its line whose API level is at
+    least that (:func:`_loaded_state`); anything else (an error, dropped fields, a
+    stamp that does not parse) is ``_SLOW``: ask :func:`_loaded_state`.
+    """
+    if (
+        decoded.config is None
+        or decoded.lenient_error is not None
+        or decoded.strict_error is not None
+        or decoded.dropped_fields
+    ):
+        return _SLOW
+    metadata = getattr(decoded.config, "metadata", None)
+    stored = (metadata or {}).get(REQUIRED_LEVEL_KEY, "")
+    if not stored:
+        return None
+    level = go_atoi(stored)
+    return _SLOW if level is None else level
 
 
 def _unstamped(decoded: Decoded) -> bool:
