@@ -145,6 +145,7 @@ def run_scan(args: argparse.Namespace, catalogue: Catalogue) -> int:
             mode=mode,
             fmt=args.format,
             accept=args.accept,
+            fail_on=fail_on,
         )
     except ScanError as exc:
         raise UsageError(str(exc)) from None

@@ -297,6 +297,11 @@ def _own_text(verdict: Verdict) -> str:
     return f"with its cluster up: {verdict.own_state}{reason}"
 
 
+def verdict_line(report: Report) -> str:
+    """The report's verdict in one sentence (what the text report's ``verdict:`` says)."""
+    return _verdict_line(report)
+
+
 def _verdict_line(report: Report) -> str:
     down = _down(report)
     head = ""

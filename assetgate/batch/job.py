@@ -56,11 +56,12 @@ from assetgate.check import (
     Report,
     Summary,
     assemble,
+    finding_rules,
     parse_accept,
 )
-from assetgate.gate import STATES, Mode, Verdict
+from assetgate.gate import STATES, Mode, Verdict, asset_id
 from assetgate.inventory import Ignored
-from assetgate.report import render
+from assetgate.report import fit_markdown, render, verdict_line
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -203,6 +204,7 @@ def scan(
     mode: Mode = "cluster",
     fmt: str = "text",
     accept: Sequence[str] = (),
+    fail_on: Sequence[str] = (),
 ) -> ScanResult:
     """Scan inventories and commit ``out`` atomically.
 
@@ -215,6 +217,8 @@ def scan(
         mode: ``single`` or ``cluster``.
         fmt: the report format (``text``, ``json``, ``markdown``, ``sarif``, ``junit``).
         accept: ``RULE:ASSET`` exceptions, exactly as ``check``'s ``accept``.
+        fail_on: what else fails the run (``check``'s ``--fail-on``): the summary
+            counts the findings that fail it and names the first.
 
     Raises:
         ScanError: no input, an output directory that is not a scan's, or lines not
@@ -252,7 +256,7 @@ def scan(
             _write_parquet(part, tmp / folder)
         text_report = render(report, fmt)
         (tmp / REPORT_FILES[fmt]).write_text(text_report, encoding="utf-8")
-        _write_summary(tmp, report)
+        _write_summary(tmp, report, fail_on)
         (tmp / "_SUCCESS").write_bytes(b"")  # last: only complete output has it
         _commit(tmp, final)
     except BaseException:
@@ -538,8 +542,12 @@ def _account(
         raise ScanError(msg)
 
 
-def _write_summary(tmp: Path, report: Report) -> None:
-    """``summary.json`` (check's summary, plus counts per cluster/account/state) and ``.md``."""
+def _write_summary(tmp: Path, report: Report, fail_on: Sequence[str]) -> None:
+    """Write ``summary.json`` and ``summary.md``.
+
+    They hold the verdict, how many findings fail the run and the first of them, the
+    cluster outcomes, check's summary and the counts per cluster, account and state.
+    """
     cells: defaultdict[tuple[str, str], dict[str, int]] = defaultdict(
         lambda: dict.fromkeys(STATES, 0)
     )
@@ -551,7 +559,12 @@ def _write_summary(tmp: Path, report: Report) -> None:
     for (cluster, _), counts in cells.items():
         for state, n in counts.items():
             clusters[cluster][state] += n
+    failing = finding_rules(report, fail_on)
     body = {
+        "verdict": verdict_line(report),
+        "failing": len(failing),
+        "main_finding": _main_finding(report, failing),
+        "outcomes": msgspec.to_builtins(report.clusters),
         "summary": msgspec.to_builtins(report.summary),
         "target": msgspec.to_builtins(report.target),
         "catalogue": msgspec.to_builtins(report.catalogue),
@@ -567,14 +580,51 @@ def _write_summary(tmp: Path, report: Report) -> None:
     (tmp / "summary.md").write_text(_summary_markdown(body), encoding="utf-8")
 
 
+def _main_finding(report: Report, failing: list[str]) -> dict[str, str] | None:
+    """The first finding that fails the run, with the server's words for it.
+
+    Cluster outcomes come first, as in :func:`~assetgate.check.finding_rules`;
+    ``None`` when nothing fails.
+    """
+    if not failing:
+        return None
+    rule, _, subject = failing[0].partition(": ")
+    reason = ""
+    for cluster in report.clusters:
+        if rule == cluster.outcome and subject in {
+            cluster.cluster,
+            "(unnamed cluster)",
+        }:
+            reason = cluster.reason or ""
+            break
+    else:
+        for verdict in report.assets:
+            if asset_id(verdict) == subject:
+                reason = verdict.reason or ""
+                break
+    return {"finding": failing[0], "reason": reason}
+
+
 def _summary_markdown(body: dict[str, Any]) -> str:
     from assetgate.report import escape_markdown as md
 
     summary = body["summary"]
+    main = body["main_finding"]
     lines = [
         f"## assetgate scan: target {md(body['target']['version'])}",
         "",
         f"Catalogue `{body['catalogue']['digest'][:12]}`.",
+        "",
+        f"**Verdict:** {md(body['verdict'])}.",
+        "",
+        f"**Failing findings:** {body['failing']}"
+        + (
+            f"; the first: {md(main['finding'])}"
+            + (f" ({md(main['reason'])})" if main["reason"] else "")
+            if main
+            else ""
+        )
+        + ".",
         "",
         "| " + " | ".join(summary) + " |",
         "| " + " | ".join("---:" for _ in summary) + " |",
@@ -586,7 +636,22 @@ def _summary_markdown(body: dict[str, Any]) -> str:
     for row in body["accounts"]:
         cells = [md(row["cluster"]), md(row["account"]), *(str(row[s]) for s in STATES)]
         lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+    if body["outcomes"]:
+        lines += [
+            "",
+            "| cluster | target | outcome | reason | caused by |",
+            "| --- | --- | --- | --- | --- |",
+        ]
+        for c in body["outcomes"]:
+            cells = [
+                md(c["cluster"]),
+                md(c["target"]),
+                c["outcome"],
+                md(c.get("reason") or ""),
+                md(", ".join(c.get("assets") or ())),
+            ]
+            lines.append("| " + " | ".join(cells) + " |")
+    return fit_markdown("\n".join(lines) + "\n")
 
 
 def _commit(tmp: Path, final: Path) -> None:

@@ -118,6 +118,30 @@ def test_summary_json_is_checks_summary(
     )
 
 
+def test_summary_names_the_verdict_the_outcomes_and_the_main_finding(
+    demo_scan: ScanResult, catalogue: Catalogue
+) -> None:
+    """summary.json/.md carry check's verdict, cluster outcomes and first failing finding."""
+    from assetgate.check import finding_rules
+    from assetgate.report import verdict_line
+
+    expected = check([DEMO, MIXED], target=TARGET, catalogue=catalogue)
+    body = json.loads((Path(demo_scan.out) / "summary.json").read_text())
+    rules = finding_rules(expected, ())
+    assert body["verdict"] == verdict_line(expected)
+    assert body["failing"] == len(rules) > 0
+    assert body["outcomes"] == report_dict(expected)["clusters"]
+    east = next(c for c in expected.clusters if c.outcome == "crash")
+    assert body["main_finding"] == {"finding": rules[0], "reason": east.reason}
+    assert rules[0] == f"crash: {east.cluster}"
+    markdown = (Path(demo_scan.out) / "summary.md").read_text()
+    assert (
+        f"**Failing findings:** {len(rules)}; the first: crash: {east.cluster}"
+        in markdown
+    )
+    assert "| cluster | target | outcome | reason | caused by |" in markdown
+
+
 def test_report_file_is_checks_rendering(demo_scan: ScanResult) -> None:
     """The report in the requested format is written to DIR and returned as check prints it."""
     from assetgate.report import render
