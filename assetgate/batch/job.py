@@ -18,12 +18,14 @@ the settled verdicts are cached once, so each input line is read and judged once
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
 import operator
 import os
 import shutil
 import sys
+import threading
 import uuid
 from collections import defaultdict
 from importlib import resources
@@ -64,7 +66,7 @@ from assetgate.inventory import Ignored
 from assetgate.report import fit_markdown, render, verdict_line
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Iterator, Mapping, Sequence
 
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
@@ -149,8 +151,52 @@ def build_session(
         builder = builder.master(master)
     for key, value in settings.items():
         builder = builder.config(key, value)
-    session: SparkSession = builder.getOrCreate()
+    with _banners_filtered():  # the JVM starts here, with our stderr as its own
+        session: SparkSession = builder.getOrCreate()
     return session
+
+
+BANNERS: Final = (
+    "WARNING: Using incubator modules:",
+    "Setting default log level to ",
+    "To adjust logging level use sc.setLogLevel(",
+    "Setting Spark log level to ",
+)
+"""How the lines start that the JVM and Spark print on every start, whatever the log
+configuration says (the JVM's incubator notice, Spark's REPL log-level hint)."""
+
+
+@contextlib.contextmanager
+def _banners_filtered() -> Iterator[None]:
+    """Give processes started inside a standard error that drops :data:`BANNERS`.
+
+    A thread forwards every other line to the real standard error for as long as
+    they write to it (the JVM keeps it for its lifetime), so errors still show.
+    This process's own standard error is given back on leaving.
+    """
+    try:
+        sys.stderr.flush()
+        real = os.dup(2)
+    except (OSError, ValueError):  # no file descriptor 2: nothing to filter
+        yield
+        return
+    read, write = os.pipe()
+    os.dup2(write, 2)
+    os.close(write)
+    forward = os.dup(real)  # the thread's own: it closes it when the writers are gone
+    threading.Thread(target=_forward, args=(read, forward), daemon=True).start()
+    try:
+        yield
+    finally:
+        os.dup2(real, 2)
+        os.close(real)
+
+
+def _forward(read: int, real: int) -> None:
+    with os.fdopen(read, "rb") as lines, os.fdopen(real, "wb", buffering=0) as out:
+        for line in lines:
+            if not line.decode(errors="replace").startswith(BANNERS):
+                out.write(line)
 
 
 def resolve_inputs(

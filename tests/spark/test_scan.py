@@ -386,3 +386,56 @@ def test_empty_and_blank_inputs_give_an_empty_report(
     for folder in ("assets", "errors", "ignored", "overlaps"):
         assert _rows(tmp_path / "out" / folder) == []
     assert (tmp_path / "out" / "_SUCCESS").exists()
+
+
+def test_scan_prints_no_jvm_or_spark_banner(tmp_path: Path) -> None:
+    """`assetgate scan` in a fresh process shows none of the JVM's or Spark's start lines."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "assetgate",
+            "scan",
+            DEMO,
+            "--target",
+            TARGET,
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr  # east crashes on 2.11.11
+    assert "verdict:" in done.stdout
+    shown = [line for line in done.stderr.splitlines() if line.startswith(job.BANNERS)]
+    assert shown == []
+    assert all(line.startswith("{") for line in done.stderr.splitlines()), done.stderr
+
+
+def test_banner_filter_forwards_every_other_line(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """Inside the filter a child's banner lines are dropped and its other lines still shown."""
+    import subprocess
+    import sys
+    import time
+
+    lines = [
+        "WARNING: Using incubator modules: jdk.incubator.vector",
+        "Exception in thread main: real trouble",
+        'Setting default log level to "WARN".',
+    ]
+    child = f"import sys; sys.stderr.write({chr(10).join(lines)!r} + '\\n')"
+    with job._banners_filtered():
+        subprocess.run([sys.executable, "-c", child], check=True)
+    deadline = time.monotonic() + 10
+    err = ""
+    while "real trouble" not in err and time.monotonic() < deadline:
+        time.sleep(0.05)
+        err += capfd.readouterr().err
+    assert err == "Exception in thread main: real trouble\n"
