@@ -26,7 +26,9 @@ VERSIONS: Final = (
     "2.10.26",
     "2.11.1",
     "2.11.6",
+    "2.11.10",
     "2.11.11",
+    "2.12.1",
     "2.12.8",
     "2.14.0",
     "2.14.6",
@@ -166,6 +168,109 @@ STREAM_CASES: Final[tuple[tuple[str, dict[str, Any]], ...]] = (
     ("sourced_duplicate_window", _source(57, {"name": "A"}, max_age=_S)),
     ("replicas_standalone", _s(58, num_replicas=3)),
     ("replicas_standalone_after_checks", _s(59, num_replicas=3, max_age=-5)),
+    # the subjects default to [name] before the republish cycle test
+    ("republish_default_subject", {"name": "CK75", "republish": {"dest": "CK75"}}),
+    ("republish_all_to_all", {"name": "CK76", "republish": {"dest": ">"}}),
+    ("republish_transform", _s(77, republish={"src": "ck77.>", "dest": "out"})),
+    ("transform_dest", _s(78, subject_transform={"src": "tbd.>", "dest": "x"})),
+    ("transform_no_dest", _s(79, subject_transform={"src": "a..b", "dest": ""})),
+    (
+        "transform_unknown_function",
+        _s(80, subject_transform={"src": "ck80.*", "dest": "y.{{nope(1)}}"}),
+    ),
+    # 2.11.0-2.11.10 and 2.12.0-2.12.1 test the transform after the republish
+    (
+        "order_republish_transform",
+        {
+            "name": "CK81",
+            "subjects": ["ck81"],
+            "republish": {"src": ">", "dest": "ck81"},
+            "subject_transform": {"src": "a..b", "dest": "x"},
+        },
+    ),
+    # 2.10 builds the transform in addStream, after the standalone test
+    (
+        "order_replicas_transform",
+        _s(82, num_replicas=3, subject_transform={"src": "a..b", "dest": "x"}),
+    ),
+    (
+        "source_transform_dest",
+        _source(83, {"name": "A", "subject_transforms": [{"src": "o.>", "dest": "x"}]}),
+    ),
+    (
+        "mirror_transform_dest",
+        _mirror(84, subject_transforms=[{"src": "o.>", "dest": "x"}]),
+    ),
+    (
+        "mirror_transform_index",
+        _mirror(85, subject_transforms=[{"src": "o.*", "dest": "x.{{wildcard(2)}}"}]),
+    ),
+    ("source_filter_invalid", _source(86, {"name": "A", "filter_subject": "a..b"})),
+    ("mirror_filter_invalid", _mirror(87, filter_subject="a..b")),
+    ("create_sealed", _s(88, sealed=True)),
+    ("create_mirror_direct", _s(89, mirror_direct=True)),
+    ("name_slash", {"name": "CK90/x", "subjects": ["ck90.>"]}),
+    ("name_backslash", {"name": "CK91\\x", "subjects": ["ck91.>"]}),
+    ("template_owner", _s(92, template_owner="T")),
+    # 2.12.5: the filter checks apply to external sources too
+    (
+        "external_source_filter_and_transforms",
+        _source(
+            93,
+            {
+                "name": "A",
+                "external": {"api": "$JS.hub.API"},
+                "filter_subject": "a.>",
+                "subject_transforms": [{"src": "b.>", "dest": "c.>"}],
+            },
+        ),
+    ),
+    (
+        "external_source_transform_source",
+        _source(
+            94,
+            {
+                "name": "A",
+                "external": {"api": "$JS.hub.API"},
+                "subject_transforms": [{"src": "a..b", "dest": ""}],
+            },
+        ),
+    ),
+    # 2.10 refuses an empty transform source
+    (
+        "source_empty_transform_source",
+        _source(95, {"name": "A", "subject_transforms": [{"src": "", "dest": "z.>"}]}),
+    ),
+    (
+        "mirror_empty_transform_source",
+        _mirror(96, subject_transforms=[{"src": "", "dest": "z.>"}]),
+    ),
+    # each mirror transform in turn: an overlap before a later invalid source
+    (
+        "mirror_overlap_before_invalid",
+        _mirror(
+            97,
+            subject_transforms=[
+                {"src": "m.>", "dest": ""},
+                {"src": "m.x", "dest": ""},
+                {"src": "b..d", "dest": ""},
+            ],
+        ),
+    ),
+    # 2.10 checks every destination of a source before its transform sources
+    (
+        "source_destinations_first",
+        _source(
+            98,
+            {
+                "name": "A",
+                "subject_transforms": [
+                    {"src": "a..b", "dest": ""},
+                    {"src": "c", "dest": "d..e"},
+                ],
+            },
+        ),
+    ),
 )
 
 
