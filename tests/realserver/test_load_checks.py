@@ -139,6 +139,57 @@ TRANSITIONS: Final[dict[str, Transition]] = {
         ),
         (),
     ),
+    # 2.12.5: the filter checks of a source apply to external sources too
+    "external-source-filters-2.11.11-2.12.8": Transition(
+        "2.11.11",
+        "2.12.8",
+        (
+            {
+                "name": "EXTF",
+                "sources": [
+                    {
+                        "name": "HUB",
+                        "external": {"api": "$JS.hub.API"},
+                        "filter_subject": "a.>",
+                        "subject_transforms": [{"src": "b.>", "dest": "c.>"}],
+                    }
+                ],
+            },
+            {
+                "name": "EXTOK",
+                "sources": [
+                    {
+                        "name": "HUB",
+                        "external": {"api": "$JS.hub.API"},
+                        "subject_transforms": [{"src": "b.>", "dest": "c.>"}],
+                    }
+                ],
+            },
+        ),
+        (),
+    ),
+    # downgrade: 2.10 refuses an empty transform source (2.11.0 lets it pass)
+    "empty-transform-source-2.11.11-2.10.26": Transition(
+        "2.11.11",
+        "2.10.26",
+        (
+            {
+                "name": "ESRC",
+                "sources": [
+                    {"name": "A", "subject_transforms": [{"src": "", "dest": "z.>"}]}
+                ],
+            },
+            {
+                "name": "EMIR",
+                "mirror": {
+                    "name": "A",
+                    "subject_transforms": [{"src": "", "dest": "z.>"}],
+                },
+            },
+            {"name": "EFINE", "subjects": ["efine.>"]},
+        ),
+        (),
+    ),
     # downgrade: 2.12.5+ test filter overlap as subsets, 2.10.14-2.12.4 with SubjectsCollide
     "filters-2.12.8-2.11.11": Transition(
         "2.12.8",
