@@ -10,15 +10,18 @@ case (``CK...``, ``ck<n>.``), so the requests do not meet other tests' streams.
 from __future__ import annotations
 
 import json
+import time
 from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 
 import assetgate
 from tests.realserver.conftest import Servers
+from tests.support.natsserver import NatsServer, raw_request
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from pathlib import Path
 
 pytestmark = pytest.mark.realserver
 
@@ -345,6 +348,58 @@ def test_stream_check_matches_server(
     assert (case, reply.get("error")) == (case, expected)
     served, stored = _stored(reply, predicted)
     assert (case, stored) == (case, served)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_dotted_name_gets_no_reply(own: Servers, version: str) -> None:
+    """A create of a name with a dot is never answered, as validate's no_reply says."""
+    running = own.get(version)
+    config = {"name": "CK99.x", "subjects": ["ck99.>"]}
+    with pytest.raises(TimeoutError):
+        raw_request(
+            running.url,
+            "$JS.API.STREAM.CREATE.CK99.x",
+            json.dumps(config).encode(),
+            timeout=1.0,
+        )
+    predicted = assetgate.validate(config, kind="stream", server=version)
+    assert (predicted.accepted, predicted.error, predicted.no_reply is not None) == (
+        False,
+        None,
+        True,
+    )
+
+
+_CRASH_WAIT_S: Final = 5.0
+
+
+@pytest.mark.parametrize(
+    "version", ["2.10.26", "2.11.10", "2.11.11", "2.12.1", "2.12.8", "2.14.6"]
+)
+def test_null_source_crash(tmp_path: Path, version: str) -> None:
+    """``"sources":[null]`` kills the server up to 2.11.11/2.12.3; later ones answer 10141."""
+    config = {"name": "CKN", "sources": [None]}
+    predicted = assetgate.validate(config, kind="stream", server=version)
+    with NatsServer(version, tmp_path / "store") as server:
+        try:
+            reply = raw_request(
+                server.url,
+                "$JS.API.STREAM.CREATE.CKN",
+                json.dumps(config).encode(),
+                timeout=_CRASH_WAIT_S,
+            )
+        except (ConnectionError, TimeoutError):
+            reply = None
+        deadline = time.monotonic() + _CRASH_WAIT_S
+        while server.running() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        alive = server.running()
+    expected = _reply_of(predicted)
+    assert (reply and reply.get("error"), alive, predicted.server_crash is None) == (
+        expected,
+        expected is not None,
+        expected is not None,
+    )
 
 
 BASE_STREAMS: Final[dict[str, dict[str, Any]]] = {
