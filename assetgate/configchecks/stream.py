@@ -415,6 +415,38 @@ for _id, _what in (
     _mirror_check(_id, _what)
 
 
+def _consumer_invalid(source: Any) -> bool:
+    """2.14: a source's or mirror's durable consumer config the server refuses.
+
+    A valid asset name, a literal valid deliver subject, and neither a start
+    sequence, a start time nor a filter subject on the source.
+    """
+    consumer = source.consumer
+    deliver = consumer.deliver_subject
+    return (
+        _bad_name(consumer.name, "asset")
+        or not is_valid_subject(deliver)
+        or not _is_literal(deliver)
+        or bool(source.opt_start_seq)
+        or source.opt_start_time is not None
+        or bool(source.filter_subject)
+    )
+
+
+@register(
+    "stream.mirror_consumer",
+    guard="c.mirror is not None and getattr(c.mirror, 'consumer', None) is not None",
+)
+def _mirror_consumer(
+    config: Any, _c: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """A mirror's durable consumer config is valid (2.14.0)."""
+    mirror = config.mirror
+    if mirror is None or getattr(mirror, "consumer", None) is None:
+        return _PASS
+    return _FAIL if _consumer_invalid(mirror) else _PASS
+
+
 @register("stream.mirror_filter_and_transforms", guard="c.mirror is not None")
 def _mirror_filters(
     config: Any, _c: Context, _s: ConfigCheck
@@ -517,10 +549,12 @@ def _sources(config: Any, _c: Context, spec: ConfigCheck) -> Mapping[str, str] |
 
     The filter checks (one kind of filter, valid transforms, no overlap) skip
     external sources before 2.12.5 (``local``); ``legacy`` (2.10): every destination
-    first, an empty source is invalid, each source's overlap right after it.
+    first, an empty source is invalid, each source's overlap right after it;
+    ``consumer`` (2.14.0): then the source's durable consumer, valid and not reused.
     """
     flags = spec.variant.split()
     seen: set[tuple[object, ...]] = set()
+    consumers: set[tuple[str, str | None, str]] = set()  # composeCName
     for source in config.sources or ():
         if source is None or _bad_name(source.name, spec.variant):
             return {"error": "source_invalid_name"}
@@ -540,7 +574,18 @@ def _sources(config: Any, _c: Context, spec: ConfigCheck) -> Mapping[str, str] |
         )
         if found is not None:
             return found
+        if "consumer" in flags and getattr(source, "consumer", None) is not None:
+            if _consumer_invalid(source):
+                return {"error": "source_consumer_invalid"}
+            name = (source.name, _api(source), source.consumer.name)
+            if name in consumers:
+                return {"error": "source_consumer_duplicate"}
+            consumers.add(name)
     return _PASS
+
+
+def _api(source: Any) -> str | None:
+    return None if source.external is None else str(source.external.api)
 
 
 def _source_filters(

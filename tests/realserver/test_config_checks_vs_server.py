@@ -260,6 +260,55 @@ STREAM_CASES: Final[tuple[tuple[str, dict[str, Any]], ...]] = (
             ],
         ),
     ),
+    # 2.14: durable consumers of mirrors and sources
+    (
+        "mirror_consumer_name",
+        {
+            "name": "CK100",
+            "mirror": {
+                "name": "ORIGIN",
+                "consumer": {"name": "c.x", "deliver_subject": "dlv.ck100"},
+            },
+        },
+    ),
+    (
+        "source_consumer_no_deliver",
+        _source(101, {"name": "A", "consumer": {"name": "c"}}),
+    ),
+    (
+        "source_consumer_filter",
+        _source(
+            102,
+            {
+                "name": "A",
+                "filter_subject": "o.a",
+                "consumer": {"name": "c", "deliver_subject": "dlv.ck102"},
+            },
+        ),
+    ),
+    (
+        "source_consumer_duplicate",
+        _source(
+            103,
+            {
+                "name": "A",
+                "subject_transforms": [{"src": "a.>", "dest": "x.>"}],
+                "consumer": {"name": "c", "deliver_subject": "dlv.ck103a"},
+            },
+            {
+                "name": "A",
+                "subject_transforms": [{"src": "b.>", "dest": "y.>"}],
+                "consumer": {"name": "c", "deliver_subject": "dlv.ck103b"},
+            },
+        ),
+    ),
+    (
+        "source_consumer_ok",
+        _source(
+            104,
+            {"name": "A", "consumer": {"name": "c", "deliver_subject": "dlv.ck104"}},
+        ),
+    ),
     # 2.10 checks every destination of a source before its transform sources
     (
         "source_destinations_first",

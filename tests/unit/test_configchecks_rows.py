@@ -1259,6 +1259,44 @@ ROWS: Final[tuple[Row, ...]] = (
         "create",
         "single",
     ),
+    Row(
+        "stream.mirror_consumer",
+        "stream",
+        {
+            "name": "CK100",
+            "mirror": {
+                "name": "ORIGIN",
+                "consumer": {"name": "c.x", "deliver_subject": "dlv.ck100"},
+            },
+        },
+        None,
+        "2.14.6",
+        "create",
+        "single",
+    ),
+    Row(
+        "stream.sources",
+        "stream",
+        {
+            "name": "CK103",
+            "sources": [
+                {
+                    "name": "A",
+                    "subject_transforms": [{"src": "a.>", "dest": "x.>"}],
+                    "consumer": {"name": "c", "deliver_subject": "dlv.ck103a"},
+                },
+                {
+                    "name": "A",
+                    "subject_transforms": [{"src": "b.>", "dest": "y.>"}],
+                    "consumer": {"name": "c", "deliver_subject": "dlv.ck103b"},
+                },
+            ],
+        },
+        None,
+        "2.15.1",
+        "create",
+        "single",
+    ),
 )
 
 

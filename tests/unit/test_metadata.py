@@ -507,7 +507,10 @@ def test_created_version_turned_off(catalogue: Catalogue) -> None:
             "2.12.0",
         ),
         (
-            '{"name":"S","sources":[{"name":"a","consumer":{"name":"x"}}]}',
+            (
+                '{"name":"S","sources":[{"name":"a",'
+                '"consumer":{"name":"x","deliver_subject":"d.x"}}]}'
+            ),
             "stream",
             "2.14.6",
             0,
