@@ -338,6 +338,9 @@ def _generate(
     (``None`` when there is none).
     """
     known = {f.name for f in line.structs[CONFIG_STRUCT[kind]].fields}
+    request = line.structs.get("StreamConfigRequest")
+    if context.phase == "create" and kind == "stream" and request is not None:
+        known |= {f.name for f in request.fields}  # a create also carries pedantic
 
     def field(match: re.Match[str]) -> str:
         return match.group(0) if match.group(1) in known else "None"

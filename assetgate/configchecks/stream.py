@@ -194,6 +194,53 @@ def _replicas_neg(
     return _FAIL if config.num_replicas < 0 else _PASS
 
 
+_LIMIT_KEYS: Final = (
+    "max_msgs",
+    "max_msgs_per_subject",
+    "max_bytes",
+    "max_msg_size",
+    "max_consumers",
+)
+
+
+@register("stream.pedantic_limits", guard="c.pedantic")
+def _pedantic_limits(
+    config: Any, _c: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """Pedantic (2.12.0): a limit below -1 is an error, not clamped to -1."""
+    if not getattr(config, "pedantic", False):
+        return _PASS
+    for key in _LIMIT_KEYS:
+        if getattr(config, key) < -1:
+            return {"err": f"{key} must be set to -1"}
+    return _PASS
+
+
+def _pedantic_window(config: Any, spec: ConfigCheck) -> Mapping[str, str] | None:
+    """Pedantic: no duplicate window, and the server would default it to max_age.
+
+    The server's own duplicate limit is assumed unset; ``sources`` (2.14.0): a
+    stream with sources gets no default window.
+    """
+    if not getattr(config, "pedantic", False) or config.duplicate_window:
+        return _PASS
+    if config.mirror is not None or (
+        "sources" in spec.variant.split() and config.sources
+    ):
+        return _PASS
+    if config.max_age and config.max_age < _DUPLICATE_WINDOW:
+        return {"err": spec.texts["over_max_age"]}
+    return _PASS
+
+
+@register("stream.pedantic_duplicates_early", guard="c.pedantic")
+def _pedantic_window_early(
+    config: Any, _c: Context, spec: ConfigCheck
+) -> Mapping[str, str] | None:
+    """Pedantic, before the max_age checks (2.11): no defaulted duplicate window."""
+    return _pedantic_window(config, spec)
+
+
 @register("stream.max_age_negative", guard="c.max_age < 0")
 def _max_age_neg(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] | None:
     """No negative ``max_age`` (2.12.0; before, the 100 ms rule refused it)."""
@@ -210,6 +257,14 @@ def _max_age_min(
     if age and age < _MS100 and (low is None or age > low):
         return _FAIL
     return _PASS
+
+
+@register("stream.pedantic_duplicates", guard="c.pedantic")
+def _pedantic_window_late(
+    config: Any, _c: Context, spec: ConfigCheck
+) -> Mapping[str, str] | None:
+    """Pedantic, after the max_age checks (2.12.0): no defaulted duplicate window."""
+    return _pedantic_window(config, spec)
 
 
 def _duplicates(config: Any, context: Context, variant: str) -> int:
@@ -335,6 +390,20 @@ def _sdm_min(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] | N
     return _FAIL if 0 < config.subject_delete_marker_ttl < _SECOND else _PASS
 
 
+@register("stream.pedantic_sdm", guard="c.pedantic and c.subject_delete_marker_ttl > 0")
+def _pedantic_sdm(
+    config: Any, _c: Context, spec: ConfigCheck
+) -> Mapping[str, str] | None:
+    """Pedantic (2.11.2): markers need message TTLs and roll-ups switched on."""
+    if not getattr(config, "pedantic", False) or config.subject_delete_marker_ttl <= 0:
+        return _PASS
+    if not config.allow_msg_ttl:
+        return {"err": spec.texts["ttl"]}
+    if not config.allow_rollup_hdrs:
+        return {"err": spec.texts["rollup"]}
+    return _PASS
+
+
 @register("stream.sdm_negative", guard="c.subject_delete_marker_ttl < 0")
 def _sdm_negative(
     config: Any, _c: Context, _s: ConfigCheck
@@ -349,6 +418,20 @@ def _schedules_discard(
 ) -> Mapping[str, str] | None:
     """Message schedules cannot use discard new (2.12.10, 2.14.2)."""
     return _FAIL if config.allow_msg_schedules and config.discard == "new" else _PASS
+
+
+@register("stream.pedantic_schedules", guard="c.pedantic and c.allow_msg_schedules")
+def _pedantic_schedules(
+    config: Any, _c: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """Pedantic (2.12.0): message schedules need roll-ups switched on."""
+    if (
+        getattr(config, "pedantic", False)
+        and getattr(config, "allow_msg_schedules", False)
+        and not config.allow_rollup_hdrs
+    ):
+        return _FAIL
+    return _PASS
 
 
 @register("stream.async_file_only", guard="c.persist_mode == 'async'")
@@ -774,31 +857,60 @@ def _transform_source(
     return _stream_transform(config, spec)
 
 
+def _subjects_of(config: Any) -> list[str]:
+    """The stream's subjects after their default (``[name]`` without any source)."""
+    subjects: list[str] = list(config.subjects or [])
+    if not subjects and config.mirror is None and not config.sources:
+        subjects = [config.name]
+    return subjects
+
+
+def _is_implicit(config: Any, variant: str) -> bool:
+    """Whether the republish is implicit (variant ``implicit``: 2.11.11, 2.12.2).
+
+    ``>`` to ``>`` with a transform of the only subject republishes the
+    transform's destination instead.
+    """
+    republish, transform = config.republish, config.subject_transform
+    if "implicit" not in variant.split() or republish is None or transform is None:
+        return False
+    subjects = _subjects_of(config)
+    return (
+        republish.dest == ">"
+        and (republish.src or ">") == ">"
+        and len(subjects) == 1
+        and transform.src == subjects[0]
+    )
+
+
 def _republished(config: Any, variant: str) -> tuple[str, str, list[str]] | None:
     """The republish source and destination as checked, and the stream's subjects.
 
-    Subjects after their default (``[name]`` without subjects, mirror and sources);
-    the source after its default (``>``); ``implicit`` (2.11.11, 2.12.2): ``>`` to
-    ``>`` with a transform of the only subject republishes the transform's destination.
+    The source after its default (``>``), or both the transform's destination when
+    the republish is implicit.
     """
     republish = config.republish
     if republish is None:
         return None
-    subjects: list[str] = list(config.subjects or [])
-    if not subjects and config.mirror is None and not config.sources:
-        subjects = [config.name]
-    source, destination = republish.src or ">", republish.dest
-    transform = config.subject_transform
-    if (
-        "implicit" in variant.split()
-        and destination == ">"
-        and source == ">"
-        and transform is not None
-        and len(subjects) == 1
-        and transform.src == subjects[0]
-    ):
-        source = destination = transform.dest
-    return source, destination, subjects
+    if _is_implicit(config, variant):
+        dest = config.subject_transform.dest
+        return dest, dest, _subjects_of(config)
+    return republish.src or ">", republish.dest, _subjects_of(config)
+
+
+@register("stream.pedantic_republish", guard="c.pedantic and c.republish is not None")
+def _pedantic_republish(
+    config: Any, _c: Context, spec: ConfigCheck
+) -> Mapping[str, str] | None:
+    """Pedantic: a republish source is given, and not made implicit by a transform."""
+    republish = config.republish
+    if not getattr(config, "pedantic", False) or republish is None:
+        return _PASS
+    if not republish.src:
+        return {"err": spec.texts["empty_source"]}
+    return (
+        {"err": spec.texts["implicit"]} if _is_implicit(config, spec.variant) else _PASS
+    )
 
 
 @register("stream.republish_cycle", guard="c.republish is not None")

@@ -309,6 +309,27 @@ STREAM_CASES: Final[tuple[tuple[str, dict[str, Any]], ...]] = (
             {"name": "A", "consumer": {"name": "c", "deliver_subject": "dlv.ck104"}},
         ),
     ),
+    # pedantic mode (2.11+): the defaults the server would fill in are errors
+    ("pedantic_duplicates", _s(105, max_age=60 * _S, pedantic=True)),
+    ("pedantic_sdm_ttl", _s(106, subject_delete_marker_ttl=_S, pedantic=True)),
+    (
+        "pedantic_sdm_rollup",
+        _s(107, subject_delete_marker_ttl=_S, allow_msg_ttl=True, pedantic=True),
+    ),
+    ("pedantic_limits", _s(108, max_msgs=-5, pedantic=True)),
+    ("pedantic_schedules", _s(109, allow_msg_schedules=True, pedantic=True)),
+    ("pedantic_republish_source", _s(110, republish={"dest": "out110"}, pedantic=True)),
+    (
+        "pedantic_republish_implicit",
+        {
+            "name": "CK111",
+            "subjects": ["ck111.a"],
+            "subject_transform": {"src": "ck111.a", "dest": "t111.a"},
+            "republish": {"src": ">", "dest": ">"},
+            "pedantic": True,
+        },
+    ),
+    ("pedantic_ok", _s(112, pedantic=True)),
     # 2.10 checks every destination of a source before its transform sources
     (
         "source_destinations_first",

@@ -1297,6 +1297,85 @@ ROWS: Final[tuple[Row, ...]] = (
         "create",
         "single",
     ),
+    Row(
+        "stream.pedantic_limits",
+        "stream",
+        {"name": "CK108", "subjects": ["ck108.>"], "max_msgs": -5, "pedantic": True},
+        None,
+        "2.12.8",
+        "create",
+        "single",
+    ),
+    Row(
+        "stream.pedantic_duplicates_early",
+        "stream",
+        {
+            "name": "CK105",
+            "subjects": ["ck105.>"],
+            "max_age": 60000000000,
+            "pedantic": True,
+        },
+        None,
+        "2.11.11",
+        "create",
+        "single",
+    ),
+    Row(
+        "stream.pedantic_duplicates",
+        "stream",
+        {
+            "name": "CK105",
+            "subjects": ["ck105.>"],
+            "max_age": 60000000000,
+            "pedantic": True,
+        },
+        None,
+        "2.12.8",
+        "create",
+        "single",
+    ),
+    Row(
+        "stream.pedantic_sdm",
+        "stream",
+        {
+            "name": "CK106",
+            "subjects": ["ck106.>"],
+            "subject_delete_marker_ttl": 1000000000,
+            "pedantic": True,
+        },
+        None,
+        "2.11.6",
+        "create",
+        "single",
+    ),
+    Row(
+        "stream.pedantic_schedules",
+        "stream",
+        {
+            "name": "CK109",
+            "subjects": ["ck109.>"],
+            "allow_msg_schedules": True,
+            "pedantic": True,
+        },
+        None,
+        "2.14.6",
+        "create",
+        "single",
+    ),
+    Row(
+        "stream.pedantic_republish",
+        "stream",
+        {
+            "name": "CK110",
+            "subjects": ["ck110.>"],
+            "republish": {"dest": "out110"},
+            "pedantic": True,
+        },
+        None,
+        "2.11.1",
+        "create",
+        "single",
+    ),
 )
 
 
@@ -1309,6 +1388,8 @@ def _decoded(row: Row, catalogue: Catalogue, config: dict[str, Any]) -> Any:
 
     profile = catalogue.server(row.version)
     struct = CONFIG_STRUCT[row.kind]
+    if row.kind == "stream" and "StreamConfigRequest" in profile.line.structs:
+        struct = "StreamConfigRequest"  # as validate decodes a create: with pedantic
     return decode(
         json.dumps(config).encode(), profile.line, struct, context="stored"
     ).config
