@@ -309,6 +309,21 @@ STREAM_CASES: Final[tuple[tuple[str, dict[str, Any]], ...]] = (
             {"name": "A", "consumer": {"name": "c", "deliver_subject": "dlv.ck104"}},
         ),
     ),
+    # 2.10 tests each source transform's overlaps before the next one's source
+    (
+        "source_overlap_before_invalid",
+        _source(
+            113,
+            {
+                "name": "A",
+                "subject_transforms": [
+                    {"src": "a.>", "dest": ""},
+                    {"src": "a.b", "dest": ""},
+                    {"src": "c..d", "dest": ""},
+                ],
+            },
+        ),
+    ),
     # pedantic mode (2.11+): the defaults the server would fill in are errors
     ("pedantic_duplicates", _s(105, max_age=60 * _S, pedantic=True)),
     ("pedantic_sdm_ttl", _s(106, subject_delete_marker_ttl=_S, pedantic=True)),
@@ -444,7 +459,8 @@ _CRASH_WAIT_S: Final = 5.0
 
 
 @pytest.mark.parametrize(
-    "version", ["2.10.26", "2.11.10", "2.11.11", "2.12.1", "2.12.8", "2.14.6"]
+    "version",
+    ["2.10.26", "2.11.10", "2.11.11", "2.12.1", "2.12.3", "2.12.4", "2.12.8", "2.14.6"],
 )
 def test_null_source_crash(tmp_path: Path, version: str) -> None:
     """``"sources":[null]`` kills the server up to 2.11.11/2.12.3; later ones answer 10141."""
