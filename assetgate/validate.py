@@ -291,6 +291,7 @@ def _validate(
         phase="create",
         mode=mode,
         stream=None if stream is None else _decode_existing(stream, "stream", profile),
+        op=op,
     )
     failure = first_failure(kind, config_value, profile, context)
     if failure is not None:

@@ -66,11 +66,14 @@ class Context(msgspec.Struct, frozen=True, kw_only=True):
         mode: ``single`` (a standalone server) or ``cluster``.
         stream: for a consumer: its stream's decoded config, ``None`` when unknown
             (checks that need it are then skipped, and say so in ``assumes``).
+        op: for ``create``: the request, ``create`` or ``update`` (the create
+            handler's own checks and ``addStream``'s are not made on an update).
     """
 
     phase: Phase
     mode: Mode
     stream: Any = None
+    op: Literal["create", "update"] = "create"
 
 
 class CheckFailure(msgspec.Struct, frozen=True, kw_only=True):

@@ -118,25 +118,29 @@ def _generation(spec: ConfigCheck) -> Generation:
 
 @register("stream.create_path_separators", guard="'/' in c.name or '\\\\' in c.name")
 def _path_separators(
-    config: Any, _c: Context, _s: ConfigCheck
+    config: Any, context: Context, _s: ConfigCheck
 ) -> Mapping[str, str] | None:
     """A create whose name has a path separator is refused before any config check."""
+    if context.op == "update":
+        return _PASS
     return _FAIL if "/" in config.name or "\\" in config.name else _PASS
 
 
 @register("stream.create_sealed", guard="c.sealed")
 def _create_sealed(
-    config: Any, _c: Context, _s: ConfigCheck
+    config: Any, context: Context, _s: ConfigCheck
 ) -> Mapping[str, str] | None:
-    """A stream cannot be created sealed."""
-    return _FAIL if config.sealed else _PASS
+    """A stream cannot be created sealed (an update seals it)."""
+    return _FAIL if config.sealed and context.op != "update" else _PASS
 
 
 @register("stream.create_mirror_direct", guard="c.mirror_direct and c.mirror is None")
 def _create_mirror_direct(
-    config: Any, _c: Context, _s: ConfigCheck
+    config: Any, context: Context, _s: ConfigCheck
 ) -> Mapping[str, str] | None:
     """``mirror_direct`` needs a mirror on create (on load the server copies it)."""
+    if context.op == "update":
+        return _PASS
     return _FAIL if config.mirror_direct and config.mirror is None else _PASS
 
 
@@ -976,9 +980,11 @@ def _standalone(
 
 @register("stream.template_owner", guard="c.template_owner")
 def _template_owner(
-    config: Any, _c: Context, _s: ConfigCheck
+    config: Any, context: Context, _s: ConfigCheck
 ) -> Mapping[str, str] | None:
-    """A stream naming a template the account does not have (2.10-2.12)."""
+    """A stream naming a template the account does not have (2.10-2.12; addStream)."""
+    if context.op == "update":
+        return _PASS
     return _FAIL if getattr(config, "template_owner", "") else _PASS
 
 

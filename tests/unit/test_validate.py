@@ -15,7 +15,7 @@ from assetgate import ApiError, ServerInfo, validate
 
 if TYPE_CHECKING:
     from assetgate.levels import Catalogue
-    from assetgate.validate import AssetKind
+    from assetgate.validate import AssetKind, Operation
 
 _INVALID = "invalid JSON"
 _VERSIONS_2_11_UP = ["2.11.11", "2.12.8", "2.14.6", "2.15.1"]
@@ -785,3 +785,22 @@ def test_dotted_name_gets_no_reply(catalogue: Catalogue) -> None:
             " no API handler receives it"
         ),
     )
+
+
+@pytest.mark.parametrize(
+    ("op", "err_code"), [("create", 10052), ("update", None)], ids=["create", "update"]
+)
+def test_sealed_is_refused_on_create_only(
+    catalogue: Catalogue, op: Operation, err_code: int | None
+) -> None:
+    """The create handler refuses a sealed stream; an update is how a stream is sealed."""
+    result = validate(
+        '{"name":"S","subjects":["a"],"sealed":true}',
+        kind="stream",
+        server="2.12.8",
+        op=op,
+        existing='{"name":"S","subjects":["a"]}' if op == "update" else None,
+        catalogue=catalogue,
+    )
+    error = result.error
+    assert (error and error.err_code) == err_code
