@@ -988,7 +988,11 @@ def _template_owner(
     return _FAIL if getattr(config, "template_owner", "") else _PASS
 
 
-@register("stream.mirror_add_filters", guard="c.mirror is not None")
+@register(
+    "stream.mirror_add_filters",
+    guard="c.mirror is not None"
+    " and (c.mirror.filter_subject or c.mirror.subject_transforms)",
+)
 def _mirror_add_filters(
     config: Any, _c: Context, spec: ConfigCheck
 ) -> Mapping[str, str] | None:
