@@ -18,7 +18,14 @@ from assetgate.model import CONFIG_STRUCT
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from assetgate.levels import Catalogue, Hazard, ReleaseLine, Rule
+    from assetgate.levels import (
+        Catalogue,
+        Hazard,
+        HazardEffect,
+        ReleaseLine,
+        Rule,
+        ServerProfile,
+    )
 
 __all__ = ["Features", "features_for", "hazard_function", "level_function"]
 
@@ -64,21 +71,31 @@ def _run(lines: list[str], namespace: dict[str, Any], name: str) -> dict[str, An
     return namespace
 
 
-_HAZARDS: dict[tuple[str, str], Callable[[Any], str | None] | None] = {}
+_HAZARDS: dict[
+    tuple[str, str, str], Callable[[Any], tuple[HazardEffect, str] | None] | None
+] = {}
 
 
-def hazard_function(line: ReleaseLine, kind: str) -> Callable[[Any], str | None] | None:
-    """The compiled ``config -> crash text or None`` of the line's hazards, if it has any."""
-    key = (line.fingerprint, kind)
+def hazard_function(
+    profile: ServerProfile, kind: str
+) -> Callable[[Any], tuple[HazardEffect, str] | None] | None:
+    """The compiled ``config -> (effect, text) or None`` of the release's hazards."""
+    line = profile.line
+    key = (line.fingerprint, profile.version.text, kind)
     if key in _HAZARDS:
         return _HAZARDS[key]
     struct = CONFIG_STRUCT[kind]
-    hazards = [hazard for hazard in line.hazards if hazard.struct == struct]
-    compiled: Callable[[Any], str | None] | None = None
+    hazards = [
+        hazard
+        for hazard in line.hazards
+        if hazard.struct == struct and hazard.applies_to(profile.version)
+    ]
+    compiled: Callable[[Any], tuple[HazardEffect, str] | None] | None = None
     if hazards:
         src = ["def _hazard(c):"]
         src.extend(
-            f"    if {_condition(line, hazard)}:\n        return {hazard.text!r}"
+            f"    if {_condition(line, hazard)}:\n"
+            f"        return ({hazard.effect!r}, {hazard.text!r})"
             for hazard in hazards
         )
         src.append("    return None")
@@ -89,6 +106,10 @@ def hazard_function(line: ReleaseLine, kind: str) -> Callable[[Any], str | None]
 
 def _condition(line: ReleaseLine, rule: Rule | Hazard) -> str:
     field = _ident(rule.field)
+    if rule.when == "contains":
+        return f"{str(rule.value)!r} in c.{field}"
+    if rule.when == "has_null":
+        return f"None in (c.{field} or ())"
     type_name = next(
         f.type for f in line.structs[rule.struct].fields if f.name == rule.field
     )

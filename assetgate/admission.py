@@ -46,7 +46,8 @@ class Admission(msgspec.Struct, frozen=True, kw_only=True):
     Attributes:
         allowed: the request would succeed.
         error: the error reply when it would not (decoding errors first, as the server
-            decodes the body before it looks at existing assets).
+            decodes the body before it looks at existing assets); ``None`` when the
+            server gives none (``validation.server_crash`` or ``validation.no_reply``).
         conflicts: the streams (offline ones included) whose subjects overlap.
         validation: the decoding answer of :func:`assetgate.validate`.
     """

@@ -697,6 +697,8 @@ def render_validation(result: Validation, *, source: str) -> str:
         lines.append(f"  verdict:          {verdict}")
     elif result.server_crash is not None:
         lines.append(f"  verdict:          the server crashes: {result.server_crash}")
+    elif result.no_reply is not None:
+        lines.append(f"  verdict:          no reply: {result.no_reply}")
     else:
         error = result.error
         assert error is not None  # noqa: S101 - a rejection always carries the reply

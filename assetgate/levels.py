@@ -43,6 +43,10 @@ __all__ = [
 
 OfflineGeneration = Literal["none", "gen1", "gen2"]
 RuleCondition = Literal["set", "positive", "equals"]
+HazardCondition = Literal["set", "positive", "equals", "contains", "has_null"]
+"""A hazard's test of its field: a rule's, or ``contains`` (``value`` is a substring of
+the string), or ``has_null`` (the list holds a JSON ``null``)."""
+HazardEffect = Literal["crash", "no_reply"]
 EnumMatch = Literal["raw", "lower", "string"]
 GoJson = Literal["1.23", "1.24", "1.25"]
 Outcome = Literal["ok", "crash", "meta_unavailable", "meta_state_lost"]
@@ -101,14 +105,23 @@ class _RuleSpec(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     note: str = ""
 
 
+def _is_version(text: str) -> bool:
+    try:
+        parse_version(text)
+    except InvalidServerVersion:
+        return False
+    return True
+
+
 class _HazardSpec(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     id: str
     struct: str
     field: str
-    when: RuleCondition
+    when: HazardCondition
     value: str | int | bool | None = None
-    effect: Literal["crash"]
+    effect: HazardEffect
     text: str
+    fixed: list[str] = msgspec.field(default_factory=list)
     note: str = ""
 
 
@@ -241,16 +254,36 @@ class Rule(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Hazard(msgspec.Struct, frozen=True, kw_only=True):
-    """A request that takes the server down instead of being answered."""
+    """A request the server does not answer: it crashes, or no handler receives it.
+
+    Attributes:
+        effect: ``crash`` (the process dies) or ``no_reply`` (no API handler takes
+            the request; the client times out).
+        fixed: the first patch of each release line that no longer has it; a line
+            after the last one named has no longer either (``[]``: every release).
+    """
 
     id: str
     struct: str
     field: str
-    when: RuleCondition
+    when: HazardCondition
     value: str | int | bool | None
-    effect: Literal["crash"]
+    effect: HazardEffect
     text: str
+    fixed: tuple[str, ...] = ()
     note: str
+
+    def applies_to(self, version: ServerVersion) -> bool:
+        """Whether ``version`` still has the hazard (see ``fixed``)."""
+        if not self.fixed:
+            return True
+        fixes = [parse_version(text) for text in self.fixed]
+        lines = {fix.line: fix for fix in fixes}
+        fix = lines.get(version.line)
+        if fix is not None:
+            return version.release < fix.release
+        newest = max(fixes, key=lambda f: f.release)
+        return version.release < newest.release
 
 
 class ClusterOutcomeRule(msgspec.Struct, frozen=True, kw_only=True):
@@ -909,6 +942,10 @@ class _Fold:
                 self.problems.append(
                     f"{where}: unknown field {spec.struct}.{spec.field}"
                 )
+                continue
+            bad = [text for text in spec.fixed if not _is_version(text)]
+            if bad:
+                self.problems.append(f"{where}: not a release in fixed: {bad!r}")
                 continue
             self.hazards.append(msgspec.convert(msgspec.to_builtins(spec), Hazard))
 

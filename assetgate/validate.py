@@ -93,6 +93,9 @@ class Validation(msgspec.Struct, frozen=True, kw_only=True):
             used and meets the level rules; ``None`` when no known release does.
         server_crash: the server does not answer but crashes on this request (a hazard
             in ``levels/``, observed on real binaries): what it prints.
+        no_reply: the server sends no reply at all (a ``no_reply`` hazard: no API
+            handler receives the request, the client times out): why. ``error`` is
+            then ``None`` too.
         stored_config: the config the server would store, defaults filled in
             (``None`` when rejected).
         check: the semantic config check that refused it (a ``[[checks]]`` id in
@@ -114,6 +117,7 @@ class Validation(msgspec.Struct, frozen=True, kw_only=True):
     required_level: int
     min_server_version: str | None
     server_crash: str | None = None
+    no_reply: str | None = None
     stored_config: dict[str, Any] | None = None
     check: str | None = None
     assumed: tuple[str, ...] = ()
@@ -274,14 +278,20 @@ def _validate(
             minimum = _min_version(raw, decoded, kind=kind, profile=profile, cat=cat)
             return _rejected(info, decoded, error, minimum, kind=kind, op=op)
 
-    hazard = hazard_function(profile.line, kind)
-    crash = hazard(config_value) if hazard is not None else None
-    if crash is not None:
-        return _rejected(info, decoded, None, None, kind=kind, op=op, crash=crash)
+    hazard = hazard_function(profile, kind)
+    found = hazard(config_value) if hazard is not None else None
+    if found is not None:
+        effect, text = found
+        if effect == "crash":
+            return _rejected(info, decoded, None, None, kind=kind, op=op, crash=text)
+        return msgspec.structs.replace(
+            _rejected(info, decoded, None, None, kind=kind, op=op), no_reply=text
+        )
     context = Context(
         phase="create",
         mode=mode,
         stream=None if stream is None else _decode_existing(stream, "stream", profile),
+        op=op,
     )
     failure = first_failure(kind, config_value, profile, context)
     if failure is not None:
@@ -393,7 +403,7 @@ class _FastPlan:
         self.decoder = fast_path(profile.line, struct)
         self.features = features_for(cat, profile.line, kind)
         self.stamps = profile.switches.stamps_level
-        self.hazard = hazard_function(profile.line, kind)
+        self.hazard = hazard_function(profile, kind)
         self.dynamic = {
             SERVER_VERSION_KEY: profile.version.text,
             SERVER_LEVEL_KEY: str(profile.api_level),

@@ -66,11 +66,14 @@ class Context(msgspec.Struct, frozen=True, kw_only=True):
         mode: ``single`` (a standalone server) or ``cluster``.
         stream: for a consumer: its stream's decoded config, ``None`` when unknown
             (checks that need it are then skipped, and say so in ``assumes``).
+        op: for ``create``: the request, ``create`` or ``update`` (the create
+            handler's own checks and ``addStream``'s are not made on an update).
     """
 
     phase: Phase
     mode: Mode
     stream: Any = None
+    op: Literal["create", "update"] = "create"
 
 
 class CheckFailure(msgspec.Struct, frozen=True, kw_only=True):
@@ -338,6 +341,9 @@ def _generate(
     (``None`` when there is none).
     """
     known = {f.name for f in line.structs[CONFIG_STRUCT[kind]].fields}
+    request = line.structs.get("StreamConfigRequest")
+    if context.phase == "create" and kind == "stream" and request is not None:
+        known |= {f.name for f in request.fields}  # a create also carries pedantic
 
     def field(match: re.Match[str]) -> str:
         return match.group(0) if match.group(1) in known else "None"

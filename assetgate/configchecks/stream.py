@@ -15,6 +15,12 @@ from msgspec.json import encode as _encode  # noqa: F401 - METADATA_GUARD calls 
 
 from assetgate._goscan import go_quote
 from assetgate.configchecks import register, register_default, register_note
+from assetgate.mapping import (
+    Generation,
+    mapping_destination_error,
+    subject_transform_error,
+    validate_mapping_error,
+)
 from assetgate.subjects import is_subset_match, subjects_collide
 
 if TYPE_CHECKING:
@@ -92,7 +98,50 @@ def _is_literal(subject: str) -> bool:
 
 
 def _bad_name(name: str, variant: str) -> bool:
-    return not name or _NAME_BAD[variant].search(name) is not None
+    flags = variant.split()
+    pattern = _NAME_BAD["asset" if "asset" in flags else ""]
+    return not name or pattern.search(name) is not None
+
+
+def _generation(spec: ConfigCheck) -> Generation:
+    """The subject transform rules a range uses (variant flag ``mapping-2.11`` ...)."""
+    for flag in spec.variant.split():
+        if flag == "mapping-2.11":
+            return "2.11"
+        if flag == "mapping-2.12":
+            return "2.12"
+    return "2.10"
+
+
+# --- the create handler (jsStreamCreateRequest), before checkStreamCfg
+
+
+@register("stream.create_path_separators", guard="'/' in c.name or '\\\\' in c.name")
+def _path_separators(
+    config: Any, context: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """A create whose name has a path separator is refused before any config check."""
+    if context.op == "update":
+        return _PASS
+    return _FAIL if "/" in config.name or "\\" in config.name else _PASS
+
+
+@register("stream.create_sealed", guard="c.sealed")
+def _create_sealed(
+    config: Any, context: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """A stream cannot be created sealed (an update seals it)."""
+    return _FAIL if config.sealed and context.op != "update" else _PASS
+
+
+@register("stream.create_mirror_direct", guard="c.mirror_direct and c.mirror is None")
+def _create_mirror_direct(
+    config: Any, context: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """``mirror_direct`` needs a mirror on create (on load the server copies it)."""
+    if context.op == "update":
+        return _PASS
+    return _FAIL if config.mirror_direct and config.mirror is None else _PASS
 
 
 # --- checkStreamCfg, in its order
@@ -149,6 +198,53 @@ def _replicas_neg(
     return _FAIL if config.num_replicas < 0 else _PASS
 
 
+_LIMIT_KEYS: Final = (
+    "max_msgs",
+    "max_msgs_per_subject",
+    "max_bytes",
+    "max_msg_size",
+    "max_consumers",
+)
+
+
+@register("stream.pedantic_limits", guard="c.pedantic")
+def _pedantic_limits(
+    config: Any, _c: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """Pedantic (2.12.0): a limit below -1 is an error, not clamped to -1."""
+    if not getattr(config, "pedantic", False):
+        return _PASS
+    for key in _LIMIT_KEYS:
+        if getattr(config, key) < -1:
+            return {"err": f"{key} must be set to -1"}
+    return _PASS
+
+
+def _pedantic_window(config: Any, spec: ConfigCheck) -> Mapping[str, str] | None:
+    """Pedantic: no duplicate window, and the server would default it to max_age.
+
+    The server's own duplicate limit is assumed unset; ``sources`` (2.14.0): a
+    stream with sources gets no default window.
+    """
+    if not getattr(config, "pedantic", False) or config.duplicate_window:
+        return _PASS
+    if config.mirror is not None or (
+        "sources" in spec.variant.split() and config.sources
+    ):
+        return _PASS
+    if config.max_age and config.max_age < _DUPLICATE_WINDOW:
+        return {"err": spec.texts["over_max_age"]}
+    return _PASS
+
+
+@register("stream.pedantic_duplicates_early", guard="c.pedantic")
+def _pedantic_window_early(
+    config: Any, _c: Context, spec: ConfigCheck
+) -> Mapping[str, str] | None:
+    """Pedantic, before the max_age checks (2.11): no defaulted duplicate window."""
+    return _pedantic_window(config, spec)
+
+
 @register("stream.max_age_negative", guard="c.max_age < 0")
 def _max_age_neg(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] | None:
     """No negative ``max_age`` (2.12.0; before, the 100 ms rule refused it)."""
@@ -165,6 +261,14 @@ def _max_age_min(
     if age and age < _MS100 and (low is None or age > low):
         return _FAIL
     return _PASS
+
+
+@register("stream.pedantic_duplicates", guard="c.pedantic")
+def _pedantic_window_late(
+    config: Any, _c: Context, spec: ConfigCheck
+) -> Mapping[str, str] | None:
+    """Pedantic, after the max_age checks (2.12.0): no defaulted duplicate window."""
+    return _pedantic_window(config, spec)
 
 
 def _duplicates(config: Any, context: Context, variant: str) -> int:
@@ -290,6 +394,20 @@ def _sdm_min(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] | N
     return _FAIL if 0 < config.subject_delete_marker_ttl < _SECOND else _PASS
 
 
+@register("stream.pedantic_sdm", guard="c.pedantic and c.subject_delete_marker_ttl > 0")
+def _pedantic_sdm(
+    config: Any, _c: Context, spec: ConfigCheck
+) -> Mapping[str, str] | None:
+    """Pedantic (2.11.2): markers need message TTLs and roll-ups switched on."""
+    if not getattr(config, "pedantic", False) or config.subject_delete_marker_ttl <= 0:
+        return _PASS
+    if not config.allow_msg_ttl:
+        return {"err": spec.texts["ttl"]}
+    if not config.allow_rollup_hdrs:
+        return {"err": spec.texts["rollup"]}
+    return _PASS
+
+
 @register("stream.sdm_negative", guard="c.subject_delete_marker_ttl < 0")
 def _sdm_negative(
     config: Any, _c: Context, _s: ConfigCheck
@@ -304,6 +422,20 @@ def _schedules_discard(
 ) -> Mapping[str, str] | None:
     """Message schedules cannot use discard new (2.12.10, 2.14.2)."""
     return _FAIL if config.allow_msg_schedules and config.discard == "new" else _PASS
+
+
+@register("stream.pedantic_schedules", guard="c.pedantic and c.allow_msg_schedules")
+def _pedantic_schedules(
+    config: Any, _c: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """Pedantic (2.12.0): message schedules need roll-ups switched on."""
+    if (
+        getattr(config, "pedantic", False)
+        and getattr(config, "allow_msg_schedules", False)
+        and not config.allow_rollup_hdrs
+    ):
+        return _FAIL
+    return _PASS
 
 
 @register("stream.async_file_only", guard="c.persist_mode == 'async'")
@@ -370,6 +502,38 @@ for _id, _what in (
     _mirror_check(_id, _what)
 
 
+def _consumer_invalid(source: Any) -> bool:
+    """2.14: a source's or mirror's durable consumer config the server refuses.
+
+    A valid asset name, a literal valid deliver subject, and neither a start
+    sequence, a start time nor a filter subject on the source.
+    """
+    consumer = source.consumer
+    deliver = consumer.deliver_subject
+    return (
+        _bad_name(consumer.name, "asset")
+        or not is_valid_subject(deliver)
+        or not _is_literal(deliver)
+        or bool(source.opt_start_seq)
+        or source.opt_start_time is not None
+        or bool(source.filter_subject)
+    )
+
+
+@register(
+    "stream.mirror_consumer",
+    guard="c.mirror is not None and getattr(c.mirror, 'consumer', None) is not None",
+)
+def _mirror_consumer(
+    config: Any, _c: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """A mirror's durable consumer config is valid (2.14.0)."""
+    mirror = config.mirror
+    if mirror is None or getattr(mirror, "consumer", None) is None:
+        return _PASS
+    return _FAIL if _consumer_invalid(mirror) else _PASS
+
+
 @register("stream.mirror_filter_and_transforms", guard="c.mirror is not None")
 def _mirror_filters(
     config: Any, _c: Context, _s: ConfigCheck
@@ -393,35 +557,35 @@ def _mirror_sdm(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] 
 
 
 @register(
-    "stream.mirror_transform_source",
+    "stream.mirror_transforms",
     guard="c.mirror is not None and c.mirror.subject_transforms",
 )
-def _mirror_transform_source(
-    config: Any, _c: Context, _s: ConfigCheck
+def _mirror_transforms(
+    config: Any, _c: Context, spec: ConfigCheck
 ) -> Mapping[str, str] | None:
-    """Each mirror transform source is a valid subject (or empty)."""
-    mirror = config.mirror
-    for transform in () if mirror is None else mirror.subject_transforms or ():
-        if transform.src and not is_valid_subject(transform.src):
-            return {"err": f"invalid subject {transform.src}"}
-    return _PASS
+    """Each mirror transform in turn: a valid source, destination, no overlap.
 
-
-@register(
-    "stream.mirror_filters_overlap",
-    guard="c.mirror is not None and c.mirror.subject_transforms",
-)
-def _mirror_overlap(
-    config: Any, _c: Context, _s: ConfigCheck
-) -> Mapping[str, str] | None:
-    """A mirror's transform sources do not overlap."""
+    ``legacy`` (2.10): an empty source is invalid too and the destination is not
+    looked at here (``addStream`` does); ``subset`` (2.10.0-2.10.12): the overlap is
+    a subset test, else ``SubjectsCollide``.
+    """
     mirror = config.mirror
     transforms = () if mirror is None else mirror.subject_transforms or ()
+    flags = spec.variant.split()
+    legacy = "legacy" in flags
+    overlap = is_subset_match if "subset" in flags else subjects_collide
     sources = [t.src for t in transforms]
-    for outer, first in enumerate(sources):
-        for inner, second in enumerate(sources):
-            if inner != outer and subjects_collide(first, second):
-                return _FAIL
+    for outer, transform in enumerate(transforms):
+        src = transform.src
+        if (src or legacy) and not is_valid_subject(src):
+            return {"error": "mirror_transform_source", "err": f"invalid subject {src}"}
+        if not legacy:
+            error = validate_mapping_error(src, transform.dest, _generation(spec))
+            if error is not None:
+                return {"error": "mirror_transform_dest", "err": error}
+        for inner, other in enumerate(sources):
+            if inner != outer and overlap(src, other):
+                return {"error": "mirror_filters_overlap"}
     return _PASS
 
 
@@ -468,8 +632,16 @@ def _source_key(source: Any) -> tuple[object, ...]:
 
 @register("stream.sources", guard="c.sources")
 def _sources(config: Any, _c: Context, spec: ConfigCheck) -> Mapping[str, str] | None:
-    """Each source, in order: a valid name, not a duplicate, one kind of filter."""
+    """Each source, in order: a valid name, not a duplicate, then its filters.
+
+    The filter checks (one kind of filter, valid transforms, no overlap) skip
+    external sources before 2.12.5 (``local``); ``legacy`` (2.10): every destination
+    first, an empty source is invalid, each source's overlap right after it;
+    ``consumer`` (2.14.0): then the source's durable consumer, valid and not reused.
+    """
+    flags = spec.variant.split()
     seen: set[tuple[object, ...]] = set()
+    consumers: set[tuple[str, str | None, str]] = set()  # composeCName
     for source in config.sources or ():
         if source is None or _bad_name(source.name, spec.variant):
             return {"error": "source_invalid_name"}
@@ -477,19 +649,63 @@ def _sources(config: Any, _c: Context, spec: ConfigCheck) -> Mapping[str, str] |
         if key in seen:
             return {"error": "source_duplicate"}
         seen.add(key)
+        if "local" in flags and source.external is not None:
+            continue
         if source.filter_subject and source.subject_transforms:
             return {"error": "source_filter_and_transforms"}
-        for transform in source.subject_transforms or ():
-            if transform.src and not is_valid_subject(transform.src):
-                return {
-                    "error": "source_transform_source",
-                    "err": f"invalid subject {transform.src}",
-                }
-        sources = [t.src for t in source.subject_transforms or ()]
-        for outer, first in enumerate(sources):
-            for inner, second in enumerate(sources):
-                if inner != outer and is_subset_match(first, second):
-                    return {"error": "source_filters_overlap"}
+        transforms = source.subject_transforms or ()
+        found = (
+            _source_filters_legacy(transforms)
+            if "legacy" in flags
+            else _source_filters(transforms, _generation(spec))
+        )
+        if found is not None:
+            return found
+        if "consumer" in flags and getattr(source, "consumer", None) is not None:
+            if _consumer_invalid(source):
+                return {"error": "source_consumer_invalid"}
+            name = (source.name, _api(source), source.consumer.name)
+            if name in consumers:
+                return {"error": "source_consumer_duplicate"}
+            consumers.add(name)
+    return _PASS
+
+
+def _api(source: Any) -> str | None:
+    return None if source.external is None else str(source.external.api)
+
+
+def _source_filters(
+    transforms: Sequence[Any], generation: Generation
+) -> Mapping[str, str] | None:
+    """2.11+: each transform's source and mapping, then the overlap of any two."""
+    for transform in transforms:
+        src = transform.src
+        if src and not is_valid_subject(src):
+            return {"error": "source_transform_source", "err": f"invalid subject {src}"}
+        error = validate_mapping_error(src, transform.dest, generation)
+        if error is not None:
+            return {"error": "source_transform_dest", "err": error}
+    sources = [t.src for t in transforms]
+    for outer, first in enumerate(sources):
+        for inner, second in enumerate(sources):
+            if inner != outer and is_subset_match(first, second):
+                return {"error": "source_filters_overlap"}
+    return _PASS
+
+
+def _source_filters_legacy(transforms: Sequence[Any]) -> Mapping[str, str] | None:
+    """2.10: every destination, then each source (empty is invalid) and its overlaps."""
+    for transform in transforms:
+        if mapping_destination_error(transform.dest) is not None:
+            return {"error": "source_transform_dest"}
+    sources = [t.src for t in transforms]
+    for outer, first in enumerate(sources):
+        if not is_valid_subject(first):
+            return {"error": "source_transform_source"}
+        for inner, second in enumerate(sources):
+            if inner != outer and is_subset_match(first, second):
+                return {"error": "source_filters_overlap"}
     return _PASS
 
 
@@ -623,46 +839,118 @@ def _api_subject(subject: str, variant: str) -> str | None:
     return None
 
 
+def _stream_transform(config: Any, spec: ConfigCheck) -> Mapping[str, str] | None:
+    """2.11+: the stream's subject transform has a valid source, then a valid mapping."""
+    transform = config.subject_transform
+    if transform is None:
+        return _PASS
+    src = transform.src
+    if src and not is_valid_subject(src):
+        return {"error": "transform_source", "err": f"invalid subject {src}"}
+    error = validate_mapping_error(src, transform.dest, _generation(spec))
+    if error is not None:
+        return {"error": "transform_dest", "err": error}
+    return _PASS
+
+
 @register("stream.transform_source", guard="c.subject_transform is not None")
 def _transform_source(
-    config: Any, _c: Context, _s: ConfigCheck
+    config: Any, _c: Context, spec: ConfigCheck
 ) -> Mapping[str, str] | None:
-    """The stream's subject transform source is a valid subject."""
-    transform = config.subject_transform
-    if transform is not None and transform.src and not is_valid_subject(transform.src):
-        src = transform.src
-        return {"err": f"invalid subject {src}", "src": src, "dest": transform.dest}
-    return _PASS
+    """The stream's subject transform, before the republish checks (2.11.11, 2.12.2)."""
+    return _stream_transform(config, spec)
+
+
+def _subjects_of(config: Any) -> list[str]:
+    """The stream's subjects after their default (``[name]`` without any source)."""
+    subjects: list[str] = list(config.subjects or [])
+    if not subjects and config.mirror is None and not config.sources:
+        subjects = [config.name]
+    return subjects
+
+
+def _is_implicit(config: Any, variant: str) -> bool:
+    """Whether the republish is implicit (variant ``implicit``: 2.11.11, 2.12.2).
+
+    ``>`` to ``>`` with a transform of the only subject republishes the
+    transform's destination instead.
+    """
+    republish, transform = config.republish, config.subject_transform
+    if "implicit" not in variant.split() or republish is None or transform is None:
+        return False
+    subjects = _subjects_of(config)
+    return (
+        republish.dest == ">"
+        and (republish.src or ">") == ">"
+        and len(subjects) == 1
+        and transform.src == subjects[0]
+    )
+
+
+def _republished(config: Any, variant: str) -> tuple[str, str, list[str]] | None:
+    """The republish source and destination as checked, and the stream's subjects.
+
+    The source after its default (``>``), or both the transform's destination when
+    the republish is implicit.
+    """
+    republish = config.republish
+    if republish is None:
+        return None
+    if _is_implicit(config, variant):
+        dest = config.subject_transform.dest
+        return dest, dest, _subjects_of(config)
+    return republish.src or ">", republish.dest, _subjects_of(config)
+
+
+@register("stream.pedantic_republish", guard="c.pedantic and c.republish is not None")
+def _pedantic_republish(
+    config: Any, _c: Context, spec: ConfigCheck
+) -> Mapping[str, str] | None:
+    """Pedantic: a republish source is given, and not made implicit by a transform."""
+    republish = config.republish
+    if not getattr(config, "pedantic", False) or republish is None:
+        return _PASS
+    if not republish.src:
+        return {"err": spec.texts["empty_source"]}
+    return (
+        {"err": spec.texts["implicit"]} if _is_implicit(config, spec.variant) else _PASS
+    )
 
 
 @register("stream.republish_cycle", guard="c.republish is not None")
 def _republish_cycle(
     config: Any, _c: Context, spec: ConfigCheck
 ) -> Mapping[str, str] | None:
-    """A republish destination does not overlap the stream's subjects.
-
-    ``implicit`` (2.11.11, 2.12.2): ``>`` to ``>`` with a transform of the only
-    subject republishes to the transform's destination instead.
-    """
-    republish = config.republish
-    if republish is None:
+    """A republish destination does not overlap the stream's subjects."""
+    found = _republished(config, spec.variant)
+    if found is None:
         return _PASS
-    destination = republish.dest
-    source = republish.src or ">"
-    transform = config.subject_transform
-    subjects: list[str] = list(config.subjects or [])
-    if (
-        spec.variant == "implicit"
-        and destination == ">"
-        and source == ">"
-        and transform is not None
-        and len(subjects) == 1
-        and transform.src == subjects[0]
-    ):
-        destination = transform.dest
+    _source, destination, subjects = found
     if any(subjects_collide(destination, subject) for subject in subjects):
         return _FAIL
     return _PASS
+
+
+@register("stream.republish_transform", guard="c.republish is not None")
+def _republish_transform(
+    config: Any, _c: Context, spec: ConfigCheck
+) -> Mapping[str, str] | None:
+    """The republish source and destination make a valid subject transform."""
+    found = _republished(config, spec.variant)
+    if found is None:
+        return _PASS
+    source, destination, _subjects = found
+    if subject_transform_error(source, destination, _generation(spec)) is None:
+        return _PASS
+    return {"src": source, "dest": destination}
+
+
+@register("stream.transform_after_republish", guard="c.subject_transform is not None")
+def _transform_late(
+    config: Any, _c: Context, spec: ConfigCheck
+) -> Mapping[str, str] | None:
+    """The stream's subject transform, after the republish checks (2.11.0-2.11.10, 2.12.0-2.12.1)."""
+    return _stream_transform(config, spec)
 
 
 @register(
@@ -684,10 +972,88 @@ def _preferred(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] |
 def _standalone(
     config: Any, context: Context, _s: ConfigCheck
 ) -> Mapping[str, str] | None:
-    """A standalone server refuses a replicated stream (create only)."""
+    """A standalone server refuses a replicated stream (on load too)."""
     if context.mode == "single" and config.num_replicas > 1:
         return _FAIL
     return _PASS
+
+
+@register("stream.template_owner", guard="c.template_owner")
+def _template_owner(
+    config: Any, context: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """A stream naming a template the account does not have (2.10-2.12; addStream)."""
+    if context.op == "update":
+        return _PASS
+    return _FAIL if getattr(config, "template_owner", "") else _PASS
+
+
+@register(
+    "stream.mirror_add_filters",
+    guard="c.mirror is not None"
+    " and (c.mirror.filter_subject or c.mirror.subject_transforms)",
+)
+def _mirror_add_filters(
+    config: Any, _c: Context, spec: ConfigCheck
+) -> Mapping[str, str] | None:
+    """``addStream``: a mirror's filter is a valid subject, its transforms valid."""
+    mirror = config.mirror
+    if mirror is None:
+        return _PASS
+    texts = spec.texts
+    transforms = mirror.subject_transforms or ()
+    if not transforms:
+        subject = mirror.filter_subject
+        if subject and not is_valid_subject(subject):
+            return {"err": texts["filter"].format(filter=subject)}
+        return _PASS
+    for transform in transforms:
+        src, dest = transform.src, transform.dest
+        if src and not is_valid_subject(src):
+            return {"err": texts["transform_source"].format(src=src)}
+        error = subject_transform_error(src, dest, _generation(spec))
+        if error is not None:
+            return {"err": texts["transform"].format(src=src, dest=dest, err=error)}
+    return _PASS
+
+
+@register("stream.source_add_filters", guard="c.sources")
+def _source_add_filters(
+    config: Any, _c: Context, spec: ConfigCheck
+) -> Mapping[str, str] | None:
+    """``addStream``: each source's filter is a valid subject, its transforms valid."""
+    texts = spec.texts
+    for source in config.sources or ():
+        if source is None:
+            continue
+        transforms = source.subject_transforms or ()
+        if not transforms:
+            subject = source.filter_subject
+            if subject and not is_valid_subject(subject):
+                return {"err": texts["filter"].format(filter=subject)}
+            continue
+        for transform in transforms:
+            src, dest = transform.src, transform.dest
+            if src and not is_valid_subject(src):
+                return {"err": texts["filter"].format(filter=src)}
+            error = subject_transform_error(src, dest, _generation(spec))
+            if error is not None:
+                return {"err": texts["transform"].format(src=src, dest=dest, err=error)}
+    return _PASS
+
+
+@register("stream.transform_add", guard="c.subject_transform is not None")
+def _transform_add(
+    config: Any, _c: Context, spec: ConfigCheck
+) -> Mapping[str, str] | None:
+    """2.10: ``addStream`` builds the stream's subject transform (no destination: none)."""
+    transform = config.subject_transform
+    if transform is None:
+        return _PASS
+    error = subject_transform_error(transform.src, transform.dest, _generation(spec))
+    if error is None:
+        return _PASS
+    return {"src": transform.src, "dest": transform.dest, "err": error}
 
 
 # --- defaults the server fills in before it stores a config (setStreamConfigDefaults

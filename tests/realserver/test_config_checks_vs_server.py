@@ -10,15 +10,18 @@ case (``CK...``, ``ck<n>.``), so the requests do not meet other tests' streams.
 from __future__ import annotations
 
 import json
+import time
 from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 
 import assetgate
 from tests.realserver.conftest import Servers
+from tests.support.natsserver import NatsServer, raw_request
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from pathlib import Path
 
 pytestmark = pytest.mark.realserver
 
@@ -26,7 +29,9 @@ VERSIONS: Final = (
     "2.10.26",
     "2.11.1",
     "2.11.6",
+    "2.11.10",
     "2.11.11",
+    "2.12.1",
     "2.12.8",
     "2.14.0",
     "2.14.6",
@@ -166,6 +171,194 @@ STREAM_CASES: Final[tuple[tuple[str, dict[str, Any]], ...]] = (
     ("sourced_duplicate_window", _source(57, {"name": "A"}, max_age=_S)),
     ("replicas_standalone", _s(58, num_replicas=3)),
     ("replicas_standalone_after_checks", _s(59, num_replicas=3, max_age=-5)),
+    # the subjects default to [name] before the republish cycle test
+    ("republish_default_subject", {"name": "CK75", "republish": {"dest": "CK75"}}),
+    ("republish_all_to_all", {"name": "CK76", "republish": {"dest": ">"}}),
+    ("republish_transform", _s(77, republish={"src": "ck77.>", "dest": "out"})),
+    ("transform_dest", _s(78, subject_transform={"src": "tbd.>", "dest": "x"})),
+    ("transform_no_dest", _s(79, subject_transform={"src": "a..b", "dest": ""})),
+    (
+        "transform_unknown_function",
+        _s(80, subject_transform={"src": "ck80.*", "dest": "y.{{nope(1)}}"}),
+    ),
+    # 2.11.0-2.11.10 and 2.12.0-2.12.1 test the transform after the republish
+    (
+        "order_republish_transform",
+        {
+            "name": "CK81",
+            "subjects": ["ck81"],
+            "republish": {"src": ">", "dest": "ck81"},
+            "subject_transform": {"src": "a..b", "dest": "x"},
+        },
+    ),
+    # 2.10 builds the transform in addStream, after the standalone test
+    (
+        "order_replicas_transform",
+        _s(82, num_replicas=3, subject_transform={"src": "a..b", "dest": "x"}),
+    ),
+    (
+        "source_transform_dest",
+        _source(83, {"name": "A", "subject_transforms": [{"src": "o.>", "dest": "x"}]}),
+    ),
+    (
+        "mirror_transform_dest",
+        _mirror(84, subject_transforms=[{"src": "o.>", "dest": "x"}]),
+    ),
+    (
+        "mirror_transform_index",
+        _mirror(85, subject_transforms=[{"src": "o.*", "dest": "x.{{wildcard(2)}}"}]),
+    ),
+    ("source_filter_invalid", _source(86, {"name": "A", "filter_subject": "a..b"})),
+    ("mirror_filter_invalid", _mirror(87, filter_subject="a..b")),
+    ("create_sealed", _s(88, sealed=True)),
+    ("create_mirror_direct", _s(89, mirror_direct=True)),
+    ("name_slash", {"name": "CK90/x", "subjects": ["ck90.>"]}),
+    ("name_backslash", {"name": "CK91\\x", "subjects": ["ck91.>"]}),
+    ("template_owner", _s(92, template_owner="T")),
+    # 2.12.5: the filter checks apply to external sources too
+    (
+        "external_source_filter_and_transforms",
+        _source(
+            93,
+            {
+                "name": "A",
+                "external": {"api": "$JS.hub.API"},
+                "filter_subject": "a.>",
+                "subject_transforms": [{"src": "b.>", "dest": "c.>"}],
+            },
+        ),
+    ),
+    (
+        "external_source_transform_source",
+        _source(
+            94,
+            {
+                "name": "A",
+                "external": {"api": "$JS.hub.API"},
+                "subject_transforms": [{"src": "a..b", "dest": ""}],
+            },
+        ),
+    ),
+    # 2.10 refuses an empty transform source
+    (
+        "source_empty_transform_source",
+        _source(95, {"name": "A", "subject_transforms": [{"src": "", "dest": "z.>"}]}),
+    ),
+    (
+        "mirror_empty_transform_source",
+        _mirror(96, subject_transforms=[{"src": "", "dest": "z.>"}]),
+    ),
+    # each mirror transform in turn: an overlap before a later invalid source
+    (
+        "mirror_overlap_before_invalid",
+        _mirror(
+            97,
+            subject_transforms=[
+                {"src": "m.>", "dest": ""},
+                {"src": "m.x", "dest": ""},
+                {"src": "b..d", "dest": ""},
+            ],
+        ),
+    ),
+    # 2.14: durable consumers of mirrors and sources
+    (
+        "mirror_consumer_name",
+        {
+            "name": "CK100",
+            "mirror": {
+                "name": "ORIGIN",
+                "consumer": {"name": "c.x", "deliver_subject": "dlv.ck100"},
+            },
+        },
+    ),
+    (
+        "source_consumer_no_deliver",
+        _source(101, {"name": "A", "consumer": {"name": "c"}}),
+    ),
+    (
+        "source_consumer_filter",
+        _source(
+            102,
+            {
+                "name": "A",
+                "filter_subject": "o.a",
+                "consumer": {"name": "c", "deliver_subject": "dlv.ck102"},
+            },
+        ),
+    ),
+    (
+        "source_consumer_duplicate",
+        _source(
+            103,
+            {
+                "name": "A",
+                "subject_transforms": [{"src": "a.>", "dest": "x.>"}],
+                "consumer": {"name": "c", "deliver_subject": "dlv.ck103a"},
+            },
+            {
+                "name": "A",
+                "subject_transforms": [{"src": "b.>", "dest": "y.>"}],
+                "consumer": {"name": "c", "deliver_subject": "dlv.ck103b"},
+            },
+        ),
+    ),
+    (
+        "source_consumer_ok",
+        _source(
+            104,
+            {"name": "A", "consumer": {"name": "c", "deliver_subject": "dlv.ck104"}},
+        ),
+    ),
+    # 2.10 tests each source transform's overlaps before the next one's source
+    (
+        "source_overlap_before_invalid",
+        _source(
+            113,
+            {
+                "name": "A",
+                "subject_transforms": [
+                    {"src": "a.>", "dest": ""},
+                    {"src": "a.b", "dest": ""},
+                    {"src": "c..d", "dest": ""},
+                ],
+            },
+        ),
+    ),
+    # pedantic mode (2.11+): the defaults the server would fill in are errors
+    ("pedantic_duplicates", _s(105, max_age=60 * _S, pedantic=True)),
+    ("pedantic_sdm_ttl", _s(106, subject_delete_marker_ttl=_S, pedantic=True)),
+    (
+        "pedantic_sdm_rollup",
+        _s(107, subject_delete_marker_ttl=_S, allow_msg_ttl=True, pedantic=True),
+    ),
+    ("pedantic_limits", _s(108, max_msgs=-5, pedantic=True)),
+    ("pedantic_schedules", _s(109, allow_msg_schedules=True, pedantic=True)),
+    ("pedantic_republish_source", _s(110, republish={"dest": "out110"}, pedantic=True)),
+    (
+        "pedantic_republish_implicit",
+        {
+            "name": "CK111",
+            "subjects": ["ck111.a"],
+            "subject_transform": {"src": "ck111.a", "dest": "t111.a"},
+            "republish": {"src": ">", "dest": ">"},
+            "pedantic": True,
+        },
+    ),
+    ("pedantic_ok", _s(112, pedantic=True)),
+    # 2.10 checks every destination of a source before its transform sources
+    (
+        "source_destinations_first",
+        _source(
+            98,
+            {
+                "name": "A",
+                "subject_transforms": [
+                    {"src": "a..b", "dest": ""},
+                    {"src": "c", "dest": "d..e"},
+                ],
+            },
+        ),
+    ),
 )
 
 
@@ -240,6 +433,59 @@ def test_stream_check_matches_server(
     assert (case, reply.get("error")) == (case, expected)
     served, stored = _stored(reply, predicted)
     assert (case, stored) == (case, served)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_dotted_name_gets_no_reply(own: Servers, version: str) -> None:
+    """A create of a name with a dot is never answered, as validate's no_reply says."""
+    running = own.get(version)
+    config = {"name": "CK99.x", "subjects": ["ck99.>"]}
+    with pytest.raises(TimeoutError):
+        raw_request(
+            running.url,
+            "$JS.API.STREAM.CREATE.CK99.x",
+            json.dumps(config).encode(),
+            timeout=1.0,
+        )
+    predicted = assetgate.validate(config, kind="stream", server=version)
+    assert (predicted.accepted, predicted.error, predicted.no_reply is not None) == (
+        False,
+        None,
+        True,
+    )
+
+
+_CRASH_WAIT_S: Final = 5.0
+
+
+@pytest.mark.parametrize(
+    "version",
+    ["2.10.26", "2.11.10", "2.11.11", "2.12.1", "2.12.3", "2.12.4", "2.12.8", "2.14.6"],
+)
+def test_null_source_crash(tmp_path: Path, version: str) -> None:
+    """``"sources":[null]`` kills the server up to 2.11.11/2.12.3; later ones answer 10141."""
+    config = {"name": "CKN", "sources": [None]}
+    predicted = assetgate.validate(config, kind="stream", server=version)
+    with NatsServer(version, tmp_path / "store") as server:
+        try:
+            reply = raw_request(
+                server.url,
+                "$JS.API.STREAM.CREATE.CKN",
+                json.dumps(config).encode(),
+                timeout=_CRASH_WAIT_S,
+            )
+        except (ConnectionError, TimeoutError):
+            reply = None
+        deadline = time.monotonic() + _CRASH_WAIT_S
+        while server.running() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        alive = server.running()
+    expected = _reply_of(predicted)
+    assert (reply and reply.get("error"), alive, predicted.server_crash is None) == (
+        expected,
+        expected is not None,
+        expected is not None,
+    )
 
 
 BASE_STREAMS: Final[dict[str, dict[str, Any]]] = {

@@ -139,6 +139,57 @@ TRANSITIONS: Final[dict[str, Transition]] = {
         ),
         (),
     ),
+    # 2.12.5: the filter checks of a source apply to external sources too
+    "external-source-filters-2.11.11-2.12.8": Transition(
+        "2.11.11",
+        "2.12.8",
+        (
+            {
+                "name": "EXTF",
+                "sources": [
+                    {
+                        "name": "HUB",
+                        "external": {"api": "$JS.hub.API"},
+                        "filter_subject": "a.>",
+                        "subject_transforms": [{"src": "b.>", "dest": "c.>"}],
+                    }
+                ],
+            },
+            {
+                "name": "EXTOK",
+                "sources": [
+                    {
+                        "name": "HUB",
+                        "external": {"api": "$JS.hub.API"},
+                        "subject_transforms": [{"src": "b.>", "dest": "c.>"}],
+                    }
+                ],
+            },
+        ),
+        (),
+    ),
+    # downgrade: 2.10 refuses an empty transform source (2.11.0 lets it pass)
+    "empty-transform-source-2.11.11-2.10.26": Transition(
+        "2.11.11",
+        "2.10.26",
+        (
+            {
+                "name": "ESRC",
+                "sources": [
+                    {"name": "A", "subject_transforms": [{"src": "", "dest": "z.>"}]}
+                ],
+            },
+            {
+                "name": "EMIR",
+                "mirror": {
+                    "name": "A",
+                    "subject_transforms": [{"src": "", "dest": "z.>"}],
+                },
+            },
+            {"name": "EFINE", "subjects": ["efine.>"]},
+        ),
+        (),
+    ),
     # downgrade: 2.12.5+ test filter overlap as subsets, 2.10.14-2.12.4 with SubjectsCollide
     "filters-2.12.8-2.11.11": Transition(
         "2.12.8",
@@ -390,3 +441,36 @@ def _info(url: str, record: dict[str, Any]) -> int:
             continue
         error = reply.get("error")
         return 200 if error is None else int(error["err_code"])
+
+
+@pytest.mark.parametrize("version", ["2.10.26", "2.12.8", "2.15.1"])
+def test_cluster_store_on_standalone_server(tmp_path: Path, version: str) -> None:
+    """A replicated stream's store started by a standalone server: 10074 on load."""
+    from tests.support.natscluster import NatsCluster, request_placed
+
+    config = {"name": "RS3", "subjects": ["rs3.>"], "num_replicas": 3}
+    with NatsCluster(version, tmp_path / "c", name=CLUSTER) as cluster:
+        with Client(cluster.url, timeout=5.0) as client:
+            subject = "$JS.API.STREAM.CREATE.RS3"
+            assert "error" not in request_placed(client, subject, config)
+        inventory = capture_inventory(cluster.url, cluster=CLUSTER)
+        store = cluster.node("n1").store_dir
+        cluster.stop()
+        shutil.copytree(store, tmp_path / "single")
+    write_jsonl(inventory, tmp_path / "inventory.jsonl")
+    report = assetgate.check(
+        [tmp_path / "inventory.jsonl"], target=version, mode="single"
+    )
+    with NatsServer(version, tmp_path / "single", monitor=True) as server:
+        health = _healthz(server.monitor_port)
+        logged = _log_reason(server.log_text(), "stream", "RS3", "RS3")
+    (verdict,) = report.assets
+    assert (verdict.state, verdict.reason, verdict.check) == (
+        "unloadable",
+        logged,
+        "stream.replicas_standalone",
+    )
+    assert (health.get("error"), [h.error for h in report.health]) == (
+        "JetStream stream '$G > RS3' could not be recovered",
+        ["JetStream stream '$G > RS3' could not be recovered"],
+    )

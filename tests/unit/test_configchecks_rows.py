@@ -802,7 +802,7 @@ ROWS: Final[tuple[Row, ...]] = (
         "single",
     ),
     Row(
-        "stream.mirror_filters_overlap",
+        "stream.mirror_transforms",
         "stream",
         {
             "name": "CK28",
@@ -879,7 +879,7 @@ ROWS: Final[tuple[Row, ...]] = (
         "single",
     ),
     Row(
-        "stream.mirror_transform_source",
+        "stream.mirror_transforms",
         "stream",
         {
             "name": "CK27",
@@ -1055,7 +1055,7 @@ ROWS: Final[tuple[Row, ...]] = (
         "single",
     ),
     Row(
-        "stream.transform_source",
+        "stream.transform_add",
         "stream",
         {
             "name": "CK53",
@@ -1064,6 +1064,315 @@ ROWS: Final[tuple[Row, ...]] = (
         },
         None,
         "2.10.26",
+        "create",
+        "single",
+    ),
+    Row(
+        "stream.create_path_separators",
+        "stream",
+        {"name": "a/b", "subjects": ["x"]},
+        None,
+        "2.12.8",
+        "create",
+        "single",
+    ),
+    Row(
+        "stream.create_sealed",
+        "stream",
+        {"name": "CK60", "subjects": ["ck60.>"], "sealed": True},
+        None,
+        "2.10.26",
+        "create",
+        "single",
+    ),
+    Row(
+        "stream.create_mirror_direct",
+        "stream",
+        {"name": "CK61", "subjects": ["ck61.>"], "mirror_direct": True},
+        None,
+        "2.10.26",
+        "create",
+        "single",
+    ),
+    Row(
+        "stream.mirror_transforms",
+        "stream",
+        {
+            "name": "CK62",
+            "mirror": {
+                "name": "ORIGIN",
+                "subject_transforms": [{"src": "o.>", "dest": "x"}],
+            },
+        },
+        None,
+        "2.11.1",
+        "create",
+        "single",
+    ),
+    Row(
+        "stream.sources",
+        "stream",
+        {
+            "name": "CK63",
+            "sources": [
+                {"name": "A", "subject_transforms": [{"src": "o.>", "dest": "x"}]}
+            ],
+        },
+        None,
+        "2.12.8",
+        "create",
+        "single",
+    ),
+    Row(
+        "stream.sources",
+        "stream",
+        {
+            "name": "CK64",
+            "sources": [
+                {
+                    "name": "A",
+                    "external": {"api": "$JS.hub.API"},
+                    "filter_subject": "a.>",
+                    "subject_transforms": [{"src": "b.>", "dest": "c.>"}],
+                }
+            ],
+        },
+        None,
+        "2.12.8",
+        "load",
+        "single",
+    ),
+    Row(
+        "stream.transform_source",
+        "stream",
+        {
+            "name": "CK65",
+            "subjects": ["ck65.>"],
+            "subject_transform": {"src": "tbd.>", "dest": "x"},
+        },
+        None,
+        "2.12.8",
+        "create",
+        "single",
+    ),
+    Row(
+        "stream.transform_after_republish",
+        "stream",
+        {
+            "name": "CK66",
+            "subjects": ["ck66.>"],
+            "subject_transform": {"src": "ck66..x", "dest": "y"},
+        },
+        None,
+        "2.11.1",
+        "create",
+        "single",
+    ),
+    Row(
+        "stream.republish_cycle",
+        "stream",
+        {"name": "CK67", "republish": {"src": ">", "dest": "CK67"}},
+        None,
+        "2.12.8",
+        "create",
+        "single",
+    ),
+    Row(
+        "stream.republish_transform",
+        "stream",
+        {
+            "name": "CK68",
+            "subjects": ["ck68.>"],
+            "republish": {"src": "ck68.>", "dest": "out"},
+        },
+        None,
+        "2.10.26",
+        "create",
+        "single",
+    ),
+    Row(
+        "stream.replicas_standalone",
+        "stream",
+        {"name": "CK69", "subjects": ["ck69.>"], "num_replicas": 3},
+        None,
+        "2.12.8",
+        "load",
+        "single",
+    ),
+    Row(
+        "stream.template_owner",
+        "stream",
+        {"name": "CK70", "subjects": ["ck70.>"], "template_owner": "T"},
+        None,
+        "2.12.8",
+        "create",
+        "single",
+    ),
+    Row(
+        "stream.mirror_add_filters",
+        "stream",
+        {"name": "CK71", "mirror": {"name": "ORIGIN", "filter_subject": "a..b"}},
+        None,
+        "2.14.6",
+        "create",
+        "single",
+    ),
+    Row(
+        "stream.mirror_add_filters",
+        "stream",
+        {
+            "name": "CK72",
+            "mirror": {
+                "name": "ORIGIN",
+                "subject_transforms": [{"src": "o.>", "dest": "x"}],
+            },
+        },
+        None,
+        "2.10.26",
+        "create",
+        "single",
+    ),
+    Row(
+        "stream.source_add_filters",
+        "stream",
+        {"name": "CK73", "sources": [{"name": "A", "filter_subject": "a..b"}]},
+        None,
+        "2.14.6",
+        "create",
+        "single",
+    ),
+    Row(
+        "stream.source_add_filters",
+        "stream",
+        {
+            "name": "CK74",
+            "sources": [
+                {
+                    "name": "A",
+                    "external": {"api": "$JS.hub.API"},
+                    "subject_transforms": [{"src": "a..b", "dest": ""}],
+                }
+            ],
+        },
+        None,
+        "2.12.1",
+        "create",
+        "single",
+    ),
+    Row(
+        "stream.mirror_consumer",
+        "stream",
+        {
+            "name": "CK100",
+            "mirror": {
+                "name": "ORIGIN",
+                "consumer": {"name": "c.x", "deliver_subject": "dlv.ck100"},
+            },
+        },
+        None,
+        "2.14.6",
+        "create",
+        "single",
+    ),
+    Row(
+        "stream.sources",
+        "stream",
+        {
+            "name": "CK103",
+            "sources": [
+                {
+                    "name": "A",
+                    "subject_transforms": [{"src": "a.>", "dest": "x.>"}],
+                    "consumer": {"name": "c", "deliver_subject": "dlv.ck103a"},
+                },
+                {
+                    "name": "A",
+                    "subject_transforms": [{"src": "b.>", "dest": "y.>"}],
+                    "consumer": {"name": "c", "deliver_subject": "dlv.ck103b"},
+                },
+            ],
+        },
+        None,
+        "2.15.1",
+        "create",
+        "single",
+    ),
+    Row(
+        "stream.pedantic_limits",
+        "stream",
+        {"name": "CK108", "subjects": ["ck108.>"], "max_msgs": -5, "pedantic": True},
+        None,
+        "2.12.8",
+        "create",
+        "single",
+    ),
+    Row(
+        "stream.pedantic_duplicates_early",
+        "stream",
+        {
+            "name": "CK105",
+            "subjects": ["ck105.>"],
+            "max_age": 60000000000,
+            "pedantic": True,
+        },
+        None,
+        "2.11.11",
+        "create",
+        "single",
+    ),
+    Row(
+        "stream.pedantic_duplicates",
+        "stream",
+        {
+            "name": "CK105",
+            "subjects": ["ck105.>"],
+            "max_age": 60000000000,
+            "pedantic": True,
+        },
+        None,
+        "2.12.8",
+        "create",
+        "single",
+    ),
+    Row(
+        "stream.pedantic_sdm",
+        "stream",
+        {
+            "name": "CK106",
+            "subjects": ["ck106.>"],
+            "subject_delete_marker_ttl": 1000000000,
+            "pedantic": True,
+        },
+        None,
+        "2.11.6",
+        "create",
+        "single",
+    ),
+    Row(
+        "stream.pedantic_schedules",
+        "stream",
+        {
+            "name": "CK109",
+            "subjects": ["ck109.>"],
+            "allow_msg_schedules": True,
+            "pedantic": True,
+        },
+        None,
+        "2.14.6",
+        "create",
+        "single",
+    ),
+    Row(
+        "stream.pedantic_republish",
+        "stream",
+        {
+            "name": "CK110",
+            "subjects": ["ck110.>"],
+            "republish": {"dest": "out110"},
+            "pedantic": True,
+        },
+        None,
+        "2.11.1",
         "create",
         "single",
     ),
@@ -1079,6 +1388,8 @@ def _decoded(row: Row, catalogue: Catalogue, config: dict[str, Any]) -> Any:
 
     profile = catalogue.server(row.version)
     struct = CONFIG_STRUCT[row.kind]
+    if row.kind == "stream" and "StreamConfigRequest" in profile.line.structs:
+        struct = "StreamConfigRequest"  # as validate decodes a create: with pedantic
     return decode(
         json.dumps(config).encode(), profile.line, struct, context="stored"
     ).config

@@ -274,6 +274,18 @@ when = "set"
 level = 1
 """
 
+_BAD_HAZARD_FIX = """
+[[hazards]]
+id = "stream.nope"
+struct = "StreamConfig"
+field = "name"
+when = "contains"
+value = "."
+effect = "no_reply"
+text = "x"
+fixed = ["two.twelve"]
+"""
+
 _OVERLAPPING_RANGE = """
 [[versions]]
 from = "2.15.0"
@@ -292,8 +304,17 @@ from = "2.15.0"
             _OVERLAPPING_RANGE,
             ["2.15.toml: version range from '2.15.0' overlaps an earlier range"],
         ),
+        (
+            _BAD_HAZARD_FIX,
+            ["2.15.toml: hazard 'stream.nope': not a release in fixed: ['two.twelve']"],
+        ),
     ],
-    ids=["duplicate-rule-id", "rule-unknown-field", "overlapping-range"],
+    ids=[
+        "duplicate-rule-id",
+        "rule-unknown-field",
+        "overlapping-range",
+        "hazard-bad-fixed",
+    ],
 )
 def test_single_problem_reported(
     levels_copy: Path,

@@ -15,7 +15,7 @@ from assetgate import ApiError, ServerInfo, validate
 
 if TYPE_CHECKING:
     from assetgate.levels import Catalogue
-    from assetgate.validate import AssetKind
+    from assetgate.validate import AssetKind, Operation
 
 _INVALID = "invalid JSON"
 _VERSIONS_2_11_UP = ["2.11.11", "2.12.8", "2.14.6", "2.15.1"]
@@ -738,3 +738,69 @@ def test_pause_and_unpause_restamp_the_consumer(
         catalogue=catalogue,
     )
     assert result.stamped_metadata == {"_nats.req.level": level}
+
+
+@pytest.mark.parametrize(
+    ("version", "crashes"),
+    [
+        ("2.10.26", True),
+        ("2.11.11", True),
+        ("2.11.12", False),
+        ("2.12.3", True),
+        ("2.12.4", False),
+        ("2.14.0", False),
+    ],
+)
+def test_null_source_crashes_until_fixed(
+    catalogue: Catalogue, version: str, *, crashes: bool
+) -> None:
+    """``sources: [null]`` crashes each line until its fix (2.11.12, 2.12.4), then 10141."""
+    result = validate(
+        '{"name":"N","sources":[null]}',
+        kind="stream",
+        server=version,
+        catalogue=catalogue,
+    )
+    error = result.error
+    assert (result.server_crash is not None, error and error.err_code) == (
+        crashes,
+        None if crashes else 10141,
+    )
+
+
+def test_dotted_name_gets_no_reply(catalogue: Catalogue) -> None:
+    """A create of a name with a dot is unanswered: no error, no crash, a reason."""
+    result = validate(
+        '{"name":"a.b","subjects":["x"]}',
+        kind="stream",
+        server="2.12.8",
+        catalogue=catalogue,
+    )
+    assert (result.accepted, result.error, result.server_crash, result.no_reply) == (
+        False,
+        None,
+        None,
+        (
+            "$JS.API.STREAM.CREATE.<name> has one token more per '.' in the name;"
+            " no API handler receives it"
+        ),
+    )
+
+
+@pytest.mark.parametrize(
+    ("op", "err_code"), [("create", 10052), ("update", None)], ids=["create", "update"]
+)
+def test_sealed_is_refused_on_create_only(
+    catalogue: Catalogue, op: Operation, err_code: int | None
+) -> None:
+    """The create handler refuses a sealed stream; an update is how a stream is sealed."""
+    result = validate(
+        '{"name":"S","subjects":["a"],"sealed":true}',
+        kind="stream",
+        server="2.12.8",
+        op=op,
+        existing='{"name":"S","subjects":["a"]}' if op == "update" else None,
+        catalogue=catalogue,
+    )
+    error = result.error
+    assert (error and error.err_code) == err_code

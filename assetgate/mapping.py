@@ -1,0 +1,253 @@
+"""nats-server's subject transform checks, ported: which source/destination pairs it refuses.
+
+``NewSubjectTransform`` (server/subject_transform.go, non-strict), ``ValidateMapping``
+(2.11+) and ``ValidateMappingDestination`` (2.10) (server/sublist.go) answer with the
+server's error text, or ``None`` when the transform is valid. Three generations differ:
+
+* ``2.10``: no ``{{random()}}``; a destination function with a source without ``*``
+  is out of range; the invalid-destination text says ``invalid subject``;
+* ``2.11``: the same functions, the text says ``invalid transform``;
+* ``2.12``: ``{{random()}}`` and a one-argument ``{{partition()}}`` are known.
+
+The function parsers follow 2.10.26, 2.11.0 and 2.12.8; older patches of a line may
+differ in a function's argument rules. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final, Literal
+
+__all__ = [
+    "Generation",
+    "mapping_destination_error",
+    "subject_transform_error",
+    "validate_mapping_error",
+]
+
+Generation = Literal["2.10", "2.11", "2.12"]
+
+_WS: Final = "[\t\n\f\r ]"  # Go RE2's \s
+_FUNCTIONS: Final = {
+    name: re.compile("{{" + _WS + "*" + pattern + _WS + r"*\((.*)\)" + _WS + "*}}")
+    for name, pattern in (
+        ("partition", "[pP]artition"),
+        ("wildcard", "[wW]ildcard"),
+        ("split_from_left", "[sS]plit[fF]rom[lL]eft"),
+        ("split_from_right", "[sS]plit[fF]rom[rR]ight"),
+        ("slice_from_left", "[sS]lice[fF]rom[lL]eft"),
+        ("slice_from_right", "[sS]lice[fF]rom[rR]ight"),
+        ("split", "[sS]plit"),
+        ("left", "[lL]eft"),
+        ("right", "[rR]ight"),
+        ("random", "[rR]andom"),
+    )
+}
+_COMMA: Final = re.compile(",[\t\n\f\r ]*")
+_INT: Final = re.compile(r"[+-]?[0-9]+")
+_INT64: Final = 1 << 63
+_INT32: Final = 1 << 31
+_PREFIX: Final = "invalid mapping destination"
+_NOT_ENOUGH: Final = f"{_PREFIX}: not enough arguments passed to the function"
+_TOO_MANY: Final = f"{_PREFIX}: too many arguments passed to the function"
+_BAD_ARG: Final = f"{_PREFIX}: function argument is invalid or in the wrong format"
+_UNKNOWN: Final = f"{_PREFIX}: unknown function"
+_OUT_OF_RANGE: Final = f"{_PREFIX}: wildcard index out of range"
+_BAD_SUBJECT: Final = "invalid subject"  # ErrBadSubject
+_FWC: Final = ">"
+_PWC: Final = "*"
+
+# transform types (subject_transform.go)
+_NONE, _BAD, _PARTITION, _WILDCARD, _RANDOM, _OTHER = range(6)
+_INDEX_INT: Final = (
+    "split_from_left",
+    "split_from_right",
+    "slice_from_left",
+    "slice_from_right",
+    "right",
+    "left",
+)
+
+
+def _atoi(text: str, bits: int = 64) -> int | None:
+    """``strconv.Atoi`` (``ParseInt(s, 10, 32)`` with ``bits=32``): ``None`` on error."""
+    if _INT.fullmatch(text) is None:
+        return None
+    value = int(text)
+    limit = _INT64 if bits == 64 else _INT32  # noqa: PLR2004 - Go's bit sizes
+    return value if -limit <= value < limit else None
+
+
+def _error(token: str, err: str) -> str:
+    """``mappingDestinationErr.Error``: ``<err> in <token>``."""
+    return f"{err} in {token}" if token else err
+
+
+def _args(name: str, token: str) -> list[str] | None:
+    """``getMappingFunctionArgs``: the comma-split arguments, ``None`` if no match."""
+    found = _FUNCTIONS[name].search(token)
+    if found is None:
+        return None
+    return _COMMA.split(found.group(1))
+
+
+def _index_int(token: str, args: list[str]) -> tuple[int, list[int], str | None]:
+    """``transformIndexIntArgsHelper``."""
+    if len(args) < 2:  # noqa: PLR2004 - a wildcard index and a number
+        return _BAD, [], _error(token, _NOT_ENOUGH)
+    if len(args) > 2:  # noqa: PLR2004
+        return _BAD, [], _error(token, _TOO_MANY)
+    index = _atoi(args[0].strip(" "))
+    if index is None or _atoi(args[1].strip(" "), 32) is None:
+        return _BAD, [], _error(token, _BAD_ARG)
+    return _OTHER, [index], None
+
+
+def _placeholders(
+    token: str, generation: Generation
+) -> tuple[int, list[int], str | None]:
+    """``indexPlaceHolders``: (transform type, wildcard indexes, error text)."""
+    length = len(token)
+    if length <= 1:
+        return _NONE, [-1], None
+    if token[0] == "$":
+        index = _atoi(token[1:])
+        return (_NONE, [-1], None) if index is None else (_WILDCARD, [index], None)
+    if not (length > 4 and token.startswith("{{") and token.endswith("}}")):  # noqa: PLR2004
+        return _NONE, [-1], None
+    args = _args("wildcard", token)
+    if args is not None:
+        if len(args) == 1 and not args[0]:
+            return _BAD, [], _error(token, _NOT_ENOUGH)
+        if len(args) > 1:
+            return _BAD, [], _error(token, _TOO_MANY)
+        index = _atoi(args[0].strip(" "))
+        if index is None:
+            return _BAD, [], _error(token, _BAD_ARG)
+        return _WILDCARD, [index], None
+    args = _args("partition", token)
+    if args is not None:
+        if len(args) < (1 if generation == "2.12" else 2):
+            return _BAD, [], _error(token, _NOT_ENOUGH)
+        count = _atoi(args[0].strip(" "))
+        if count is None or (generation == "2.12" and count >= _INT32):
+            return _BAD, [], _error(token, _BAD_ARG)
+        indexes = [_atoi(arg.strip(" ")) for arg in args[1:]]
+        if None in indexes:
+            return _BAD, [], _error(token, _BAD_ARG)
+        return _PARTITION, [i for i in indexes if i is not None], None
+    for name in _INDEX_INT:
+        args = _args(name, token)
+        if args is not None:
+            return _index_int(token, args)
+    args = _args("split", token)
+    if args is not None:
+        if len(args) < 2:  # noqa: PLR2004
+            return _BAD, [], _error(token, _NOT_ENOUGH)
+        if len(args) > 2:  # noqa: PLR2004
+            return _BAD, [], _error(token, _TOO_MANY)
+        if _atoi(args[0].strip(" ")) is None or " " in args[1] or "." in args[1]:
+            return _BAD, [], _error(token, _BAD_ARG)
+        return _OTHER, [_atoi(args[0].strip(" ")) or 0], None
+    if generation == "2.12":
+        args = _args("random", token)
+        if args is not None:
+            if len(args) != 1:
+                return _BAD, [], _error(token, _NOT_ENOUGH)
+            top = _atoi(args[0].strip(" "))
+            if top is None or top >= _INT32:
+                return _BAD, [], _error(token, _BAD_ARG)
+            return _RANDOM, [], None
+    return _BAD, [], _error(token, _UNKNOWN)
+
+
+def _subject_info(subject: str) -> tuple[bool, list[str], int, bool]:
+    """``subjectInfo``: valid, tokens, number of ``*``, ends in ``>``."""
+    if not subject:
+        return False, [], 0, False
+    tokens = subject.split(".")
+    partial, full = 0, False
+    for token in tokens:
+        if not token or full:
+            return False, [], 0, False
+        if token == _FWC:
+            full = True
+        elif token == _PWC:
+            partial += 1
+    return True, tokens, partial, full
+
+
+def subject_transform_error(
+    source: str, destination: str, generation: Generation
+) -> str | None:
+    """``NewSubjectTransform(source, destination)``'s error text, ``None`` if valid.
+
+    No destination is no transform (valid); no source is ``>``.
+    """
+    if not destination:
+        return None
+    valid, _tokens, partial, full = _subject_info(source or ">")
+    dest_ok, dest_tokens, dest_partial, dest_full = _subject_info(destination)
+    if not valid or not dest_ok or dest_partial > 0 or full != dest_full:
+        return _BAD_SUBJECT
+    if partial > 0 or full:
+        for token in dest_tokens:
+            kind, indexes, error = _placeholders(token, generation)
+            if error is not None:
+                return error
+            if generation != "2.12" and partial == 0 and kind != _NONE:
+                return _error(token, _OUT_OF_RANGE)
+            if kind in {_NONE, _RANDOM}:
+                continue
+            for index in indexes:
+                if index > partial:
+                    return _error(f"{token}: [{index}]", _OUT_OF_RANGE)
+        return None
+    allowed = {_NONE, _RANDOM, _PARTITION} if generation == "2.12" else {_NONE}
+    for token in dest_tokens:
+        kind, _indexes, error = _placeholders(token, generation)
+        if error is not None:
+            return error
+        if kind not in allowed:
+            return _error(token, _OUT_OF_RANGE)
+    return None
+
+
+def _destination_tokens_error(destination: str, generation: Generation) -> str | None:
+    """The token scan ``ValidateMapping`` and ``ValidateMappingDestination`` share."""
+    invalid = f"{_PREFIX}: invalid {'subject' if generation == '2.10' else 'transform'}"
+    names = [name for name in _FUNCTIONS if name not in {"left", "right"}]
+    if generation != "2.12":
+        names.remove("random")
+    full = False
+    for token in destination.split("."):
+        length = len(token)
+        if length == 0 or full:
+            return _error(token, invalid)
+        if length > 4 and token.startswith("{{") and token.endswith("}}"):  # noqa: PLR2004
+            if not any(_FUNCTIONS[name].search(token) for name in names):
+                return _error(token, _UNKNOWN)
+            continue
+        if token == _FWC:
+            full = True
+        elif any(c in token for c in "\t\n\f\r "):
+            return invalid
+    return None
+
+
+def validate_mapping_error(
+    source: str, destination: str, generation: Generation
+) -> str | None:
+    """``ValidateMapping(source, destination)`` (2.11+): its error text, ``None`` if valid."""
+    if not destination:
+        return None
+    return _destination_tokens_error(
+        destination, generation
+    ) or subject_transform_error(source, destination, generation)
+
+
+def mapping_destination_error(destination: str) -> str | None:
+    """``ValidateMappingDestination(destination)`` (2.10): its error text, or ``None``."""
+    if not destination:
+        return None
+    return _destination_tokens_error(destination, "2.10")
