@@ -140,8 +140,9 @@ def register(
 
     Args:
         check_id: the id of its ``[[checks]]`` entries in ``levels/``.
-        guard: a cheap Python expression over the config ``c`` that is true whenever
-            the check can fail (``"c.priority_groups"``); ``check`` runs the function
+        guard: a cheap Python expression over the config ``c`` (and the context
+            ``_ctx``) that is true whenever the check can fail
+            (``"c.priority_groups"``); ``check`` runs the function
             only when it holds, so a clean config costs an attribute load per check,
             not a call. A field the release line does not know reads as ``None``.
             ``""``: always run. A guard may call the helpers of the check's module.

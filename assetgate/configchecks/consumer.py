@@ -111,7 +111,9 @@ def _fail_if(condition: object) -> Mapping[str, str] | None:
 # --- the create handler (jsConsumerCreateRequest), before addConsumer
 
 
-@register("consumer.replicas_standalone", guard="c.num_replicas > 1")
+@register(
+    "consumer.replicas_standalone", guard="_ctx.mode == 'single' and c.num_replicas > 1"
+)
 def _standalone(
     config: Any, context: Context, _s: ConfigCheck
 ) -> Mapping[str, str] | None:

@@ -968,7 +968,9 @@ def _preferred(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] |
 # --- addStream, after checkStreamCfg
 
 
-@register("stream.replicas_standalone", guard="c.num_replicas > 1")
+@register(
+    "stream.replicas_standalone", guard="_ctx.mode == 'single' and c.num_replicas > 1"
+)
 def _standalone(
     config: Any, context: Context, _s: ConfigCheck
 ) -> Mapping[str, str] | None:
