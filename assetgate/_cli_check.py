@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 
 from assetgate._inputs import InputError, expand_inputs
+from assetgate._progress import terminal_progress
 from assetgate.check import (
     OBSERVED_TARGET,
     Plan,
@@ -193,7 +194,7 @@ def run_check(args: argparse.Namespace, catalogue: Catalogue) -> int:
             )
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-    with _plain_value_errors_as_usage():
+    with _plain_value_errors_as_usage(), terminal_progress(sys.stderr) as progress:
         report = check(
             inventory,
             target=targets,
@@ -201,6 +202,7 @@ def run_check(args: argparse.Namespace, catalogue: Catalogue) -> int:
             accept=args.accept or (),
             catalogue=catalogue,
             workers=args.workers,
+            progress=progress,
         )
     if plan is not None:
         return _verify(args, plan, make_plan(report))
@@ -262,7 +264,7 @@ def _run_matrix(
         raise UsageError(msg)
     if floor is not None:
         floor = catalogue.server(floor).version.text  # a release, not a line
-    with _plain_value_errors_as_usage():
+    with _plain_value_errors_as_usage(), terminal_progress(sys.stderr) as progress:
         matrix = check_matrix(
             list(args.inventory),
             releases=args.target[0],
@@ -270,6 +272,7 @@ def _run_matrix(
             accept=args.accept or (),
             fail_on=fail_on,
             catalogue=catalogue,
+            progress=progress,
         )
     _emit(args, render_matrix(matrix, args.format))
     _warn_unmatched(matrix.accepted)

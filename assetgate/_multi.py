@@ -36,7 +36,13 @@ from assetgate._collect import (
     overlap_entries,
     target_profile,
 )
-from assetgate.check import count_findings, failing_set, iter_records, rules_failing
+from assetgate.check import (
+    count_findings,
+    counted,
+    failing_set,
+    iter_records,
+    rules_failing,
+)
 from assetgate.gate import STATES, Judged, judge_many, settle
 from assetgate.inventory import Asset
 from assetgate.outcomes import judge_clusters, mark_unavailable
@@ -46,6 +52,7 @@ if TYPE_CHECKING:
     import os
     from collections.abc import Iterable, Sequence
 
+    from assetgate._progress import Progress
     from assetgate.gate import Mode, Verdict
     from assetgate.inventory import Ignored, RecordError
     from assetgate.levels import Catalogue, ServerProfile
@@ -79,6 +86,7 @@ def judge_releases(
     rules: list[tuple[str, str]],
     fail_on: tuple[str, ...],
     light: bool = False,
+    progress: Progress | None = None,
 ) -> Iterator[Release]:
     """Judge the inventory once for all ``profiles``; yield each one's result in order.
 
@@ -89,10 +97,15 @@ def judge_releases(
     """
     judged = _Judged(len(profiles), cat)
     judged.tally.light = light and not rules
-    for record in iter_records(items):
+    phase = f"reading and judging against {len(profiles)} releases"
+    for record in counted(iter_records(items), progress, phase):
         judged.add(record, profiles, mode, cat)
     settled: _Settled | None = None
     for index, profile in enumerate(profiles):
+        if progress is not None:
+            progress(
+                f"settling release {index + 1} of {len(profiles)}", judged.book.records
+            )
         settled = _Settled(judged, index, profile, settled)
         yield _release(
             judged, settled, profile, mode=mode, cat=cat, rules=rules, fail_on=fail_on

@@ -13,7 +13,7 @@ import contextlib
 import functools
 import hashlib
 import os
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, TypeVar
 
 import msgspec
 
@@ -36,6 +36,7 @@ from assetgate._collect import (
     parse_accept,
 )
 from assetgate._parallel import JudgePool, split_files
+from assetgate._progress import EVERY, Progress
 from assetgate.gate import Mode, asset_id
 from assetgate.inventory import Asset, Ignored, RecordError, read_inventory
 from assetgate.levels import BUILD_LOCK, Catalogue, ServerProfile, load_catalogue
@@ -51,6 +52,8 @@ if TYPE_CHECKING:
     )
 
     from assetgate.gate import Verdict
+
+_R = TypeVar("_R")
 
 __all__ = [
     "ALWAYS_FAIL",
@@ -74,6 +77,7 @@ __all__ = [
     "check",
     "compare_plans",
     "count_findings",
+    "counted",
     "failing_rules",
     "failing_set",
     "finding_rules",
@@ -155,6 +159,7 @@ def check(
     accept: Sequence[str] = (),
     catalogue: Catalogue | None = None,
     workers: int | None = 1,
+    progress: Progress | None = None,
 ) -> Report:
     """Classify an inventory for a target nats-server version.
 
@@ -169,6 +174,8 @@ def check(
         catalogue: the level catalogue (default: the packaged one).
         workers: processes judging JSON Lines files in parallel (``None``: one per
             core; 1: this process only).
+        progress: called now and then with the phase and the records so far (the
+            command line draws it on a terminal).
 
     Raises:
         InvalidServerVersion, UnknownServerVersion: a target is not a known release.
@@ -181,7 +188,9 @@ def check(
     # decoders; msgspec's first use of nested Struct types is not thread-safe
     cold = warm not in _WARM
     with BUILD_LOCK if cold else contextlib.nullcontext():
-        report = _check(inventory, targets, mode, accept, cat, workers=workers)
+        report = _check(
+            inventory, targets, mode, accept, cat, workers=workers, progress=progress
+        )
         if cold:
             _WARM.add(warm)
     return report
@@ -198,6 +207,7 @@ def _check(
     cat: Catalogue,
     *,
     workers: int | None,
+    progress: Progress | None,
 ) -> Report:
     profiles = {cluster: cat.server(version) for cluster, version in targets.items()}
     rules = [parse_accept(item) for item in accept]
@@ -207,8 +217,10 @@ def _check(
     paths = [os.fspath(i) for i in items if isinstance(i, str | os.PathLike)]
     plans = split_files(paths, count) if count > 1 and len(paths) == len(items) else []
     if not any(ranges for _, ranges in plans):  # nothing worth a worker process
-        for record in iter_records(items):
+        for record in counted(iter_records(items), progress, _JUDGING):
             collector.add(record)
+        if progress is not None:
+            progress(_SETTLING, collector.records)
         return collector.report(targets, rules)
     with JudgePool(profiles=profiles, mode=mode, catalogue=cat, workers=count) as pool:
         for path, judged in pool.judge_files(plans):
@@ -220,10 +232,31 @@ def _check(
                     collector.add_judged(*item)
                 else:
                     collector.add(item)
+            if progress is not None:
+                progress(_JUDGING, collector.records)
+        if progress is not None:
+            progress(_SETTLING, collector.records)
         # the workers find overlaps while this process settles
         found = pool.find_overlaps(collector.kept_streams())
         verdicts = collector.verdicts()
         return collector.report(targets, rules, verdicts=verdicts, found=found())
+
+
+_JUDGING: Final = "reading and judging"
+_SETTLING: Final = "settling streams and finding overlaps"
+
+
+def counted(
+    records: Iterable[_R], progress: Progress | None, phase: str
+) -> Iterator[_R]:
+    """``records``, with ``progress(phase, n)`` every :data:`EVERY` of them."""
+    if progress is None:
+        yield from records
+        return
+    for count, record in enumerate(records, 1):
+        if not count % EVERY:
+            progress(phase, count)
+        yield record
 
 
 def _usable_cores() -> int:

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     import os
     from collections.abc import Iterable, Sequence
 
+    from assetgate._progress import Progress
     from assetgate.gate import Mode
     from assetgate.inventory import Asset, Ignored, RecordError
     from assetgate.levels import Catalogue, ServerProfile
@@ -108,6 +109,7 @@ def check_matrix(
     accept: Sequence[str] = (),
     fail_on: Iterable[str] = (),
     catalogue: Catalogue | None = None,
+    progress: Progress | None = None,
 ) -> Matrix:
     """Judge an inventory against many releases at once.
 
@@ -118,6 +120,7 @@ def check_matrix(
         accept: ``RULE:ASSET`` exceptions, applied on every release.
         fail_on: what else fails a single-target run (each row's ``failing``).
         catalogue: the level catalogue (default: the packaged one).
+        progress: called now and then with the phase and the records so far.
 
     The judging runs in this process (no ``workers`` yet).
 
@@ -150,6 +153,7 @@ def check_matrix(
         rules=rules,
         fail_on=tuple(fail_on),
         light=True,
+        progress=progress,
     )
     for members, result in zip(ordered, results, strict=True):
         for release in members:
