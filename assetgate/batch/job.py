@@ -20,12 +20,16 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import hashlib
 import json
 import operator
 import os
+import re
 import shutil
+import socket
 import sys
 import threading
+import time
 import uuid
 from collections import defaultdict
 from importlib import resources
@@ -278,7 +282,8 @@ def scan(
         raise ScanError(msg)
     paths, names = resolve_inputs(inputs)
     profiles = {c: catalogue.server(v) for c, v in targets.items()}
-    tmp = final.with_name(f".{final.name}.tmp-{uuid.uuid4().hex[:12]}")
+    _remove_stale(final, time.time())
+    tmp = final.with_name(f".{final.name}.tmp-{_owned()}")
     tmp.mkdir(parents=True)
     try:
         counts = _count_lines(spark, paths)
@@ -700,12 +705,54 @@ def _summary_markdown(body: dict[str, Any]) -> str:
     return fit_markdown("\n".join(lines) + "\n")
 
 
+_HOST: Final = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
+
+
+def _owned() -> str:
+    """A unique suffix naming this process (host hash, pid) as the folder's owner."""
+    return f"{_HOST}-{os.getpid()}-{uuid.uuid4().hex[:12]}"
+
+
+def _remove_stale(final: Path, started: float) -> None:
+    """Remove the work folders of ``final`` that earlier runs left behind.
+
+    A scan killed while it wrote (``.OUT.tmp-*``) or while it swapped outputs
+    (``.OUT.old-*``) leaves its folder. One is stale when its owner ran on this host,
+    is no longer alive, and the folder is older than this run; anything else (a live
+    scan's, another host's on a shared filesystem, an unnamed owner's) is left alone.
+    """
+    pattern = re.compile(
+        rf"\.{re.escape(final.name)}\.(?:tmp|old)-([0-9a-f]{{8}})-(\d+)-[0-9a-f]{{12}}"
+    )
+    if not final.parent.is_dir():
+        return
+    for entry in final.parent.iterdir():
+        found = pattern.fullmatch(entry.name)
+        if found is None or found.group(1) != _HOST or _alive(int(found.group(2))):
+            continue
+        with contextlib.suppress(OSError):
+            if entry.stat().st_mtime < started:
+                shutil.rmtree(entry)
+                log.info("stale_output_removed", folder=str(entry))
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process of this host has ``pid`` (one we may not signal counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _commit(tmp: Path, final: Path) -> None:
     """Move the complete output into place, replacing a previous run's."""
     if not final.exists():
         tmp.rename(final)
         return
-    old = final.with_name(f".{final.name}.old-{uuid.uuid4().hex[:12]}")
+    old = final.with_name(f".{final.name}.old-{_owned()}")
     final.rename(old)
     tmp.rename(final)
     shutil.rmtree(old, ignore_errors=True)

@@ -439,3 +439,40 @@ def test_banner_filter_forwards_every_other_line(
         time.sleep(0.05)
         err += capfd.readouterr().err
     assert err == "Exception in thread main: real trouble\n"
+
+
+def test_stale_work_folders_of_dead_scans_are_removed(
+    spark: SparkSession, catalogue: Catalogue, tmp_path: Path
+) -> None:
+    """A killed scan's work folders go at the next run; a live owner's and others stay."""
+    import os
+    import subprocess
+    import sys
+
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    gone = int(dead.stdout)
+    host = job._HOST
+    old = 1_000_000_000  # 2001: older than any run
+    stale = [
+        tmp_path / f".out.tmp-{host}-{gone}-{'a' * 12}",
+        tmp_path / f".out.old-{host}-{gone}-{'b' * 12}",
+    ]
+    kept = [
+        tmp_path / f".out.tmp-{host}-{os.getpid()}-{'c' * 12}",  # alive: this process
+        tmp_path / f".out.tmp-00000000-{gone}-{'d' * 12}",  # another host's
+        tmp_path / ".out.tmp-eeeeeeeeeeee",  # no owner in its name
+        tmp_path / f".other.tmp-{host}-{gone}-{'f' * 12}",  # another output's
+    ]
+    for folder in stale + kept:
+        folder.mkdir()
+        (folder / "part-0.parquet").write_bytes(b"partial")
+        os.utime(folder, (old, old))
+    scan(spark, [MIXED], tmp_path / "out", targets={"*": TARGET}, catalogue=catalogue)
+    assert [folder.exists() for folder in stale] == [False, False]
+    assert [folder.exists() for folder in kept] == [True] * len(kept)
+    assert (tmp_path / "out" / "_SUCCESS").exists()
