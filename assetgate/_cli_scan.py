@@ -6,6 +6,7 @@ the command runs, so that the rest of the command line never needs pyspark.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
@@ -19,6 +20,7 @@ from assetgate.pulled import mode_notes, pulled_mode
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable, Iterator
 
     from assetgate.levels import Catalogue
 
@@ -91,16 +93,11 @@ def add_scan_arguments(
 def run_scan(args: argparse.Namespace, catalogue: Catalogue) -> int:
     """Run ``assetgate scan``; return the exit code (0 clean, 1 findings, 2 usage)."""
     try:
-        from assetgate.batch.job import ScanError, build_session, scan
+        from assetgate.batch.job import ScanError, build_session, scan, spark_failure
     except ImportError as exc:
         msg = f"scan needs pyspark: pip install 'assetgate[spark]' ({exc})"
         raise UsageError(msg) from None
-    home = os.environ.get("JAVA_HOME")
-    if shutil.which("java") is None and not (
-        home and Path(home, "bin", "java").exists()
-    ):
-        msg = "scan needs Java 17 or later: install a JDK or set JAVA_HOME"
-        raise UsageError(msg)
+    _need_java()
     fail_on = parse_fail_on(args.fail_on)
     if any(is_release_set(target) for target in args.target):
         msg = (
@@ -112,13 +109,7 @@ def run_scan(args: argparse.Namespace, catalogue: Catalogue) -> int:
         targets = parse_targets(args.target)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    conf = {}
-    for item in args.conf:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            msg = f"--conf: expected KEY=VALUE, got {item!r}"
-            raise UsageError(msg)
-        conf[key] = value
+    conf = _settings(args.conf)
     for version in targets.values():  # an unknown version fails before Spark starts
         catalogue.server(version)
     local = [path for path in args.inventory if "://" not in path]
@@ -134,26 +125,65 @@ def run_scan(args: argparse.Namespace, catalogue: Catalogue) -> int:
     mode, notes = mode_notes(args.mode, pulled_mode(args.inventory))
     for note in notes:
         sys.stderr.write(note + "\n")
-    spark = build_session(args.master, conf)
+    with _spark_errors(spark_failure):
+        spark = build_session(args.master, conf)
     try:
-        result = scan(
-            spark,
-            args.inventory,
-            args.out,
-            targets=targets,
-            catalogue=catalogue,
-            mode=mode,
-            fmt=args.format,
-            accept=args.accept,
-            fail_on=fail_on,
-        )
+        with _spark_errors(spark_failure):
+            result = scan(
+                spark,
+                args.inventory,
+                args.out,
+                targets=targets,
+                catalogue=catalogue,
+                mode=mode,
+                fmt=args.format,
+                accept=args.accept,
+                fail_on=fail_on,
+            )
     except ScanError as exc:
         raise UsageError(str(exc)) from None
     finally:
         if args.master is not None:
-            spark.stop()
+            with contextlib.suppress(Exception):  # a JVM that is gone cannot stop
+                spark.stop()
     if args.output:
         Path(args.output).write_text(result.text, encoding="utf-8")
     else:
         sys.stdout.write(result.text)
     return 1 if finding_rules(result.report, fail_on) else 0
+
+
+def _need_java() -> None:
+    """Refuse before Spark starts when no Java can run it."""
+    home = os.environ.get("JAVA_HOME")
+    if shutil.which("java") is None and not (
+        home and Path(home, "bin", "java").exists()
+    ):
+        msg = "scan needs Java 17 or later: install a JDK or set JAVA_HOME"
+        raise UsageError(msg)
+
+
+def _settings(items: list[str]) -> dict[str, str]:
+    """``--conf KEY=VALUE`` items as Spark settings."""
+    conf = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            msg = f"--conf: expected KEY=VALUE, got {item!r}"
+            raise UsageError(msg)
+        conf[key] = value
+    return conf
+
+
+@contextlib.contextmanager
+def _spark_errors(
+    spark_failure: Callable[[BaseException], str | None],
+) -> Iterator[None]:
+    """Spark's failures as usage errors (exit 2, one line); anything else unchanged."""
+    try:
+        yield
+    except Exception as exc:
+        failure = spark_failure(exc)
+        if failure is None:
+            raise
+        raise UsageError(failure) from None

@@ -22,6 +22,7 @@ import contextlib
 import glob
 import hashlib
 import json
+import logging
 import operator
 import os
 import re
@@ -77,7 +78,15 @@ if TYPE_CHECKING:
 
     from assetgate.levels import Catalogue
 
-__all__ = ["REPORT_FILES", "ScanError", "ScanResult", "build_session", "main", "scan"]
+__all__ = [
+    "REPORT_FILES",
+    "ScanError",
+    "ScanResult",
+    "build_session",
+    "main",
+    "scan",
+    "spark_failure",
+]
 
 log = structlog.get_logger(__name__)
 
@@ -147,7 +156,12 @@ def build_session(
     settings = {
         **QUIET,
         **FAST,
-        "spark.driver.extraJavaOptions": f"-Dlog4j.configurationFile=file:{log4j}",
+        # a JVM out of memory exits, which ends the scan with an error, rather than
+        # living on with dead threads (a scan then hung for ever)
+        "spark.driver.extraJavaOptions": (
+            f"-Dlog4j.configurationFile=file:{log4j} -XX:+ExitOnOutOfMemoryError"
+        ),
+        "spark.executor.extraJavaOptions": "-XX:+ExitOnOutOfMemoryError",
         **(conf or {}),
     }
     builder = SparkSession.builder.appName("assetgate-scan")
@@ -157,7 +171,15 @@ def build_session(
         builder = builder.config(key, value)
     with _banners_filtered():  # the JVM starts here, with our stderr as its own
         session: SparkSession = builder.getOrCreate()
+    # py4j logs a traceback on the root logger when the JVM goes away mid-call; the
+    # scan says so itself, in one line (spark_failure)
+    logging.getLogger().addFilter(_not_py4j)
     return session
+
+
+def _not_py4j(record: logging.LogRecord) -> bool:
+    """Keep every log record but py4j's own."""
+    return f"{os.sep}py4j{os.sep}" not in record.pathname
 
 
 BANNERS: Final = (
@@ -703,6 +725,36 @@ def _summary_markdown(body: dict[str, Any]) -> str:
             ]
             lines.append("| " + " | ".join(cells) + " |")
     return fit_markdown("\n".join(lines) + "\n")
+
+
+def spark_failure(exc: BaseException) -> str | None:
+    """What to tell the user when Spark failed the job or its JVM is gone, else ``None``.
+
+    A failed job (a task that kept failing, an executor lost) raises the JVM's
+    exception through py4j; a driver JVM that exits (out of memory, killed) breaks
+    the py4j connection. ``scan`` ends with exit 2 and this one line for both.
+    """
+    from py4j.protocol import (  # type: ignore[import-untyped]
+        Py4JError,
+        Py4JJavaError,
+    )
+    from pyspark.errors import PySparkException
+
+    if isinstance(exc, ConnectionError) or (
+        isinstance(exc, Py4JError) and not isinstance(exc, Py4JJavaError)
+    ):  # not an exception the JVM threw: the connection to it broke
+        return (
+            "the scan's Spark JVM stopped before the job ended (out of memory or "
+            "killed; docs/spark.md says how to give the driver more memory)"
+        )
+    if isinstance(exc, Py4JJavaError | PySparkException):
+        lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+        head = next((line for line in lines if "Exception" in line), "")
+        return f"the Spark job failed: {(head or (lines or [''])[0])[:_SHOWN]}"
+    return None
+
+
+_SHOWN: Final = 500  # characters of the JVM's exception line shown
 
 
 _HOST: Final = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]

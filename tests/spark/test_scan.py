@@ -476,3 +476,73 @@ def test_stale_work_folders_of_dead_scans_are_removed(
     assert [folder.exists() for folder in stale] == [False, False]
     assert [folder.exists() for folder in kept] == [True] * len(kept)
     assert (tmp_path / "out" / "_SUCCESS").exists()
+
+
+def _descendants(pid: int) -> list[int]:
+    """The processes below ``pid`` (from /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry.name))
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _command_line(pid: int) -> bytes:
+    try:
+        return (Path("/proc") / str(pid) / "cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def test_a_jvm_that_dies_mid_scan_ends_the_command_with_exit_2(tmp_path: Path) -> None:
+    """Killing the driver JVM while Python workers judge ends `scan` at once: exit 2, one line."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from benchmarks.gen_inventory import generate
+
+    fleet = tmp_path / "fleet.jsonl"
+    fleet.write_bytes(b"".join(generate(150_000, seed=2)))
+    command = [sys.executable, "-m", "assetgate", "scan", str(fleet)]
+    command += ["--target", TARGET, "--out", str(tmp_path / "out")]
+    scan_process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        jvm = workers = None
+        deadline = time.monotonic() + 120
+        while workers is None and time.monotonic() < deadline:
+            below = _descendants(scan_process.pid)
+            jvm = next((p for p in below if b"SparkSubmit" in _command_line(p)), None)
+            workers = next(
+                (p for p in below if b"pyspark.daemon" in _command_line(p)), None
+            )
+            time.sleep(0.1)
+        assert jvm is not None, "no JVM"
+        assert workers is not None, "the Python workers never started"
+        os.kill(jvm, signal.SIGKILL)
+        _, err = scan_process.communicate(timeout=120)
+    finally:
+        if scan_process.poll() is None:
+            scan_process.kill()
+            scan_process.wait()
+    assert scan_process.returncode == 2
+    assert err.decode().splitlines()[-1] == (
+        "assetgate: error: the scan's Spark JVM stopped before the job ended (out of "
+        "memory or killed; docs/spark.md says how to give the driver more memory)"
+    )
+    assert b"Traceback" not in err
+    assert not (tmp_path / "out").exists()

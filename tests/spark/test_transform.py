@@ -138,3 +138,22 @@ def test_judge_stage_refuses_an_over_long_line_as_the_file_reader_does(
         (row["source"], row["message"]) for row in rows
     }
     assert ("asset", 2) in {(row["record"], row["line"]) for row in rows}
+
+
+def test_spark_failure_says_what_broke_and_leaves_other_errors() -> None:
+    """A broken py4j connection is the JVM stopping; a Spark error is the job failing."""
+    from py4j.protocol import Py4JError, Py4JNetworkError
+    from pyspark.errors import AnalysisException
+
+    from assetgate.batch.job import spark_failure
+
+    stopped = "the scan's Spark JVM stopped before the job ended"
+    for broken in (
+        Py4JError("An error occurred while calling o144.getResult"),
+        Py4JNetworkError("Answer from Java side is empty"),
+        ConnectionRefusedError(111, "Connection refused"),
+    ):
+        assert (spark_failure(broken) or "").startswith(stopped)
+    failed = spark_failure(AnalysisException("[PATH_NOT_FOUND] Path does not exist"))
+    assert (failed or "").startswith("the Spark job failed: ")
+    assert spark_failure(ValueError("a bug of ours")) is None
