@@ -37,6 +37,8 @@ __all__ = [
     "PullResult",
     "Where",
     "connect",
+    "connection_lost",
+    "lost",
     "make_record",
     "redact",
     "server_record",
@@ -285,6 +287,28 @@ async def connect(url: str, auth: Auth, request_s: float) -> NatsClient:
             msg = f"cannot connect to {redact(url)}: {type(exc).__name__} {exc}".strip()
         raise PullError(msg) from None
     return nc
+
+
+def connection_lost() -> tuple[type[BaseException], ...]:
+    """What nats-py raises when a server closes a connection that was up."""
+    from nats.errors import ConnectionClosedError, StaleConnectionError, UnexpectedEOF
+
+    return (
+        ConnectionClosedError,
+        StaleConnectionError,
+        UnexpectedEOF,
+        ConnectionResetError,
+        BrokenPipeError,
+    )
+
+
+def lost(url: str, exc: BaseException) -> PullError:
+    """The error of a server that closed the connection after accepting it."""
+    msg = (
+        f"{redact(url)} closed the connection after accepting it "
+        f"({type(exc).__name__}): nothing pulled from it"
+    )
+    return PullError(msg)
 
 
 def server_record(name: str, cluster: str, version: str | None) -> dict[str, Any]:

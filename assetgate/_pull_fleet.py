@@ -28,6 +28,8 @@ from assetgate._pull_common import (
     PullResult,
     Where,
     connect,
+    connection_lost,
+    lost,
     make_record,
     redact,
     server_record,
@@ -156,8 +158,11 @@ async def _pull_system(
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(done.wait(), timeout=wait)
         await sub.unsubscribe()
+    except connection_lost() as exc:
+        raise lost(url, exc) from None
     finally:
-        await nc.close()
+        with contextlib.suppress(*connection_lost()):
+            await nc.close()
     result = PullResult()
     views: list[_ServerJsz] = []
     for data in replies:

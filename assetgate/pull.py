@@ -27,6 +27,7 @@ without their user information. nats-py is the optional ``nats`` extra.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from typing import TYPE_CHECKING, Any
 
@@ -40,7 +41,9 @@ from assetgate._pull_common import (
     PullResult,
     Where,
     connect,
+    connection_lost,
     log,
+    lost,
     make_record,
     redact,
     server_record,
@@ -184,8 +187,11 @@ async def _pull_account(
             result.problems.append(
                 f"the JetStream API of {redact(url)} stayed unavailable ({exc})"
             )
+    except connection_lost() as exc:
+        raise lost(url, exc) from None
     finally:
-        await nc.close()
+        with contextlib.suppress(*connection_lost()):
+            await nc.close()
     return result
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import socket
+import threading
 from typing import TYPE_CHECKING
 
 import pytest
@@ -71,3 +74,57 @@ def test_monitor_user_information_becomes_a_basic_auth_header() -> None:
     token = base64.b64encode(b"probe:p@ss").decode()
     assert request.get_header("Authorization") == f"Basic {token}"
     assert _request("http://h:8222/jsz").get_header("Authorization") is None
+
+
+class _PongThenClose:
+    """A server that sends INFO, answers the client's PING with PONG, then hangs up."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(4)
+        self.port = int(self.sock.getsockname()[1])
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        info = {"server_id": "FAKE", "version": "2.12.8", "proto": 1, "headers": True}
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:  # closed: the test is over
+                return
+            with conn:
+                conn.settimeout(5)
+                conn.sendall(b"INFO " + json.dumps(info).encode() + b"\r\n")
+                seen = b""
+                with contextlib.suppress(OSError):
+                    while b"PING" not in seen:
+                        chunk = conn.recv(4096)
+                        if not chunk:
+                            break
+                        seen += chunk
+                    conn.sendall(b"PONG\r\n")
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+@pytest.mark.parametrize("system", [False, True], ids=["account", "system"])
+def test_a_server_that_hangs_up_after_pong_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], system: bool
+) -> None:
+    """A server that accepts the connection and then closes it: exit 2, one line."""
+    server = _PongThenClose()
+    try:
+        url = f"nats://127.0.0.1:{server.port}"
+        flags = ["--system"] if system else []
+        code = main(["pull", "--server", url, *flags, "-o", str(tmp_path / "o.jsonl")])
+    finally:
+        server.close()
+    err = capsys.readouterr().err
+    expected = (
+        f"assetgate: error: {url} closed the connection after accepting it "
+        "(ConnectionClosedError): nothing pulled from it\n"
+    )
+    assert (code, err) == (2, expected)
