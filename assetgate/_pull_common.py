@@ -290,11 +290,21 @@ async def connect(url: str, auth: Auth, request_s: float) -> NatsClient:
 
 
 def connection_lost() -> tuple[type[BaseException], ...]:
-    """What nats-py raises when a server closes a connection that was up."""
-    from nats.errors import ConnectionClosedError, StaleConnectionError, UnexpectedEOF
+    """What nats-py raises when a server closes a connection that was up.
+
+    A flush that times out is one of them: the PONG never comes when the server has
+    gone before nats-py noticed.
+    """
+    from nats.errors import (
+        ConnectionClosedError,
+        FlushTimeoutError,
+        StaleConnectionError,
+        UnexpectedEOF,
+    )
 
     return (
         ConnectionClosedError,
+        FlushTimeoutError,
         StaleConnectionError,
         UnexpectedEOF,
         ConnectionResetError,
@@ -305,8 +315,8 @@ def connection_lost() -> tuple[type[BaseException], ...]:
 def lost(url: str, exc: BaseException) -> PullError:
     """The error of a server that closed the connection after accepting it."""
     msg = (
-        f"{redact(url)} closed the connection after accepting it "
-        f"({type(exc).__name__}): nothing pulled from it"
+        f"{redact(url)} closed the connection or stopped answering after accepting "
+        f"it ({type(exc).__name__}): nothing pulled from it"
     )
     return PullError(msg)
 

@@ -9,7 +9,8 @@ where it falls back, leniently. One call here gives both answers:
   ``None`` when the config loads; then ``config`` holds the decoded value;
 * ``unknown_fields``: every unknown key as a path (``sources[0].consumer``), which the
   server never lists, and ``dropped_fields``: those set to a non-zero value, i.e. what
-  a lenient server silently loses.
+  a lenient server silently loses. Each lists at most :data:`MAX_LISTED` paths, then
+  one entry that counts the rest (``... 2,499,000 more``).
 
 Fast path: a msgspec Struct generated for the release line accepts a document only
 when Go would decode it to the same values. Anything else (unknown or case-folded keys,
@@ -106,6 +107,20 @@ def decode(
 _LENIENT: dict[tuple[str, str], msgspec.json.Decoder[Any]] = {}
 
 
+MAX_LISTED: Final = 1000
+"""How many unknown (or dropped) field paths a verdict lists; one entry counts the rest."""
+
+
+def listed(paths: list[str]) -> tuple[str, ...]:
+    """``paths``, or its first :data:`MAX_LISTED` and ``... N more``.
+
+    A config with millions of unknown keys so gives a verdict of a bounded size.
+    """
+    if len(paths) <= MAX_LISTED:
+        return tuple(paths)
+    return (*paths[:MAX_LISTED], f"... {len(paths) - MAX_LISTED:,} more")
+
+
 def _unknown_fields_only(
     data: bytes | str, line: ReleaseLine, struct: str
 ) -> Decoded | None:
@@ -141,8 +156,8 @@ def _unknown_fields_only(
     return Decoded(
         config=config,
         strict_error=f"json: unknown field {_goscan.go_quote(unknown[0][1])}",
-        unknown_fields=tuple(where for where, _key in unknown),
-        dropped_fields=tuple(dropped),
+        unknown_fields=listed([where for where, _key in unknown]),
+        dropped_fields=listed(dropped),
         name=_name_of(config),
     )
 
@@ -488,8 +503,8 @@ class _Exact:
             strict_error=strict_error,
             lenient_error=lenient_error,
             syntax_offset=offset,
-            unknown_fields=tuple(self.unknown),
-            dropped_fields=tuple(self.dropped),
+            unknown_fields=listed(self.unknown),
+            dropped_fields=listed(self.dropped),
             name=str(target.get("name") or target.get("durable_name") or ""),
         )
 

@@ -767,3 +767,24 @@ def test_depth_limit_enforced_when_python_parses(catalogue: Catalogue) -> None:
     expected = "invalid character '[' exceeded max depth"
     actual = (result.strict_error, result.lenient_error, result.syntax_offset)
     assert actual == (expected, expected, 10_016)
+
+
+def test_unknown_and_dropped_fields_are_listed_up_to_a_bound() -> None:
+    """A config with more unknown keys than MAX_LISTED lists that many, then a count."""
+    from assetgate.decode import MAX_LISTED
+    from assetgate.levels import load_catalogue
+
+    extra = MAX_LISTED + 2500
+    keys = ",".join(f'"u{i}":{i % 2}' for i in range(extra))
+    line = load_catalogue().server("2.12.8").line
+    decoded = decode(
+        f'{{"name":"S","subjects":["a"],{keys}}}',
+        line,
+        "StreamConfig",
+        context="stored",
+    )
+    assert decoded.unknown_fields[:2] == ("u0", "u1")
+    assert len(decoded.unknown_fields) == MAX_LISTED + 1
+    assert decoded.unknown_fields[-1] == "... 2,500 more"
+    assert decoded.dropped_fields[-1] == f"... {extra // 2 - MAX_LISTED:,} more"
+    assert decoded.strict_error == 'json: unknown field "u0"'
