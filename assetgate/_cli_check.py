@@ -14,6 +14,7 @@ import msgspec
 from assetgate._inputs import InputError, expand_inputs
 from assetgate._progress import terminal_progress
 from assetgate.check import (
+    DEFAULT_FAIL_ON,
     OBSERVED_TARGET,
     Plan,
     check,
@@ -57,14 +58,6 @@ __all__ = [
     "run_check",
 ]
 
-DEFAULT_FAIL_ON: Final = (
-    "offline",
-    "degraded",
-    "unloadable",
-    "detached",
-    "unavailable",
-    "errors",
-)
 FAIL_ON_CHOICES: Final = (
     *STATES,
     "errors",

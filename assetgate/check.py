@@ -58,6 +58,7 @@ _R = TypeVar("_R")
 __all__ = [
     "ALWAYS_FAIL",
     "DEFAULT_CLUSTER",
+    "DEFAULT_FAIL_ON",
     "Acceptance",
     "CatalogueInfo",
     "Collector",
@@ -287,6 +288,15 @@ def accepted_rules(accepted: str | None) -> set[str]:
     return {part.partition(":")[0] for part in accepted.split("; ")}
 
 
+DEFAULT_FAIL_ON: Final = (
+    "offline",
+    "degraded",
+    "unloadable",
+    "detached",
+    "unavailable",
+    "errors",
+)
+"""What fails a run when ``--fail-on`` is not given (``check``, ``scan``)."""
 ALWAYS_FAIL: Final = ("degraded", "unloadable", "detached", "unavailable")
 """States that lose or hide an asset: they fail every run unless accepted, whatever
 ``fail_on`` says (so do whole-cluster outcomes and an inventory with no asset)."""

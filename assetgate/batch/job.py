@@ -57,6 +57,7 @@ from assetgate.batch.transform import (
     settle_transform,
 )
 from assetgate.check import (
+    DEFAULT_FAIL_ON,
     ErrorEntry,
     Overlap,
     Parts,
@@ -276,7 +277,7 @@ def scan(
     mode: Mode = "cluster",
     fmt: str = "text",
     accept: Sequence[str] = (),
-    fail_on: Sequence[str] = (),
+    fail_on: Sequence[str] = DEFAULT_FAIL_ON,
 ) -> ScanResult:
     """Scan inventories and commit ``out`` atomically.
 
@@ -289,8 +290,8 @@ def scan(
         mode: ``single`` or ``cluster``.
         fmt: the report format (``text``, ``json``, ``markdown``, ``sarif``, ``junit``).
         accept: ``RULE:ASSET`` exceptions, exactly as ``check``'s ``accept``.
-        fail_on: what else fails the run (``check``'s ``--fail-on``): the summary
-            counts the findings that fail it and names the first.
+        fail_on: what else fails the run (``check``'s ``--fail-on``, with its
+            default): the summary counts the findings that fail it and names the first.
 
     Raises:
         ScanError: no input, an output directory that is not a scan's, or lines not

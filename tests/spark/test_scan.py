@@ -122,12 +122,12 @@ def test_summary_names_the_verdict_the_outcomes_and_the_main_finding(
     demo_scan: ScanResult, catalogue: Catalogue
 ) -> None:
     """summary.json/.md carry check's verdict, cluster outcomes and first failing finding."""
-    from assetgate.check import finding_rules
+    from assetgate.check import DEFAULT_FAIL_ON, finding_rules
     from assetgate.report import verdict_line
 
     expected = check([DEMO, MIXED], target=TARGET, catalogue=catalogue)
     body = json.loads((Path(demo_scan.out) / "summary.json").read_text())
-    rules = finding_rules(expected, ())
+    rules = finding_rules(expected, DEFAULT_FAIL_ON)
     assert body["verdict"] == verdict_line(expected)
     assert body["failing"] == len(rules) > 0
     assert body["outcomes"] == report_dict(expected)["clusters"]
