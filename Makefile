@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.assetgate-installed
 DEMO_SERVER ?= 2.11.11
 
-.PHONY: demo test fast lint bench clean java fidelity
+.PHONY: demo test fast lint bench clean java fidelity fuzz
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -39,6 +39,10 @@ fidelity: $(STAMP)
 	@$(BIN)/python -m pytest -m realserver -q
 	@$(BIN)/python -m tests.support.fidelity
 
+## fuzz: the fuzz targets (inventory reader, validate) for minutes, not seconds
+fuzz: $(STAMP)
+	@HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/fuzz -q
+
 java:
 	@command -v java >/dev/null || { echo "Java 17+ is required for Spark (apt-get install -y openjdk-17-jre-headless)" >&2; exit 2; }
 
@@ -54,4 +58,4 @@ bench: $(STAMP)
 	@$(BIN)/python benchmarks/bench_scan.py
 
 clean:
-	rm -rf $(VENV) .cache .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) .cache .mypy_cache .ruff_cache .pytest_cache .hypothesis

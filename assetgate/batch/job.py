@@ -735,10 +735,7 @@ def spark_failure(exc: BaseException) -> str | None:
     exception through py4j; a driver JVM that exits (out of memory, killed) breaks
     the py4j connection. ``scan`` ends with exit 2 and this one line for both.
     """
-    from py4j.protocol import (  # type: ignore[import-untyped]
-        Py4JError,
-        Py4JJavaError,
-    )
+    from py4j.protocol import Py4JError, Py4JJavaError
     from pyspark.errors import PySparkException
 
     if isinstance(exc, ConnectionError) or (
