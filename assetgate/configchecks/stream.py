@@ -1002,21 +1002,7 @@ def _mirror_add_filters(
     mirror = config.mirror
     if mirror is None:
         return _PASS
-    texts = spec.texts
-    transforms = mirror.subject_transforms or ()
-    if not transforms:
-        subject = mirror.filter_subject
-        if subject and not is_valid_subject(subject):
-            return {"err": texts["filter"].format(filter=subject)}
-        return _PASS
-    for transform in transforms:
-        src, dest = transform.src, transform.dest
-        if src and not is_valid_subject(src):
-            return {"err": texts["transform_source"].format(src=src)}
-        error = subject_transform_error(src, dest, _generation(spec))
-        if error is not None:
-            return {"err": texts["transform"].format(src=src, dest=dest, err=error)}
-    return _PASS
+    return _add_filters(mirror, spec, "transform_source", "src")
 
 
 @register("stream.source_add_filters", guard="c.sources")
@@ -1024,24 +1010,37 @@ def _source_add_filters(
     config: Any, _c: Context, spec: ConfigCheck
 ) -> Mapping[str, str] | None:
     """``addStream``: each source's filter is a valid subject, its transforms valid."""
-    texts = spec.texts
     for source in config.sources or ():
-        if source is None:
-            continue
-        transforms = source.subject_transforms or ()
-        if not transforms:
-            subject = source.filter_subject
-            if subject and not is_valid_subject(subject):
-                return {"err": texts["filter"].format(filter=subject)}
-            continue
-        for transform in transforms:
-            src, dest = transform.src, transform.dest
-            if src and not is_valid_subject(src):
-                return {"err": texts["filter"].format(filter=src)}
-            error = subject_transform_error(src, dest, _generation(spec))
-            if error is not None:
-                return {"err": texts["transform"].format(src=src, dest=dest, err=error)}
+        if source is not None:
+            failed = _add_filters(source, spec, "filter", "filter")
+            if failed is not None:
+                return failed
     return _PASS
+
+
+def _add_filters(
+    origin: Any, spec: ConfigCheck, bad_source: str, placeholder: str
+) -> Mapping[str, str] | None:
+    """``addStream`` on a mirror's or a source's filter and transforms, in turn.
+
+    A transform's invalid source is worded by ``texts[bad_source]`` (its value in
+    ``{placeholder}``): the mirror's and the sources' texts differ.
+    """
+    texts = spec.texts
+    transforms = origin.subject_transforms or ()
+    if not transforms:
+        subject = origin.filter_subject
+        if subject and not is_valid_subject(subject):
+            return {"err": texts["filter"].format(filter=subject)}
+        return None
+    for transform in transforms:
+        src, dest = transform.src, transform.dest
+        if src and not is_valid_subject(src):
+            return {"err": texts[bad_source].format_map({placeholder: src})}
+        error = subject_transform_error(src, dest, _generation(spec))
+        if error is not None:
+            return {"err": texts["transform"].format(src=src, dest=dest, err=error)}
+    return None
 
 
 @register("stream.transform_add", guard="c.subject_transform is not None")

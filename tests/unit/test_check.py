@@ -10,6 +10,7 @@ import msgspec
 import pytest
 
 from assetgate.check import (
+    DEFAULT_FAIL_ON,
     Acceptance,
     ErrorEntry,
     Overlap,
@@ -33,14 +34,6 @@ if TYPE_CHECKING:
 
 DEMO: Final = FIXTURES / "inventories" / "demo.jsonl"
 MIXED: Final = FIXTURES / "inventories" / "formats" / "mixed.jsonl"
-DEFAULT_FAIL_ON: Final = (
-    "offline",
-    "degraded",
-    "unloadable",
-    "detached",
-    "unavailable",
-    "errors",
-)
 COUNTER_OFFLINE: Final = 'unsupported - config error: unknown field "allow_msg_counter"'
 
 
