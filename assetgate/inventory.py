@@ -624,12 +624,64 @@ def _decode(data: bytes) -> _Record | list[msgspec.Raw] | str:
     except msgspec.ValidationError:
         pass  # a scalar (or an out-of-range number): valid JSON, checked below
     except msgspec.DecodeError as exc:
-        raise _Malformed(f"invalid JSON: {exc}") from None
+        tolerated = _with_lone_surrogates(data)
+        if tolerated is None:
+            raise _Malformed(f"invalid JSON: {exc}") from None
+        return tolerated
     try:
         _RAW.decode(data)
     except msgspec.DecodeError as exc:
         raise _Malformed(f"invalid JSON: {exc}") from None
     return _json_type(data)
+
+
+_ESCAPE: Final = re.compile(
+    rb"\\\\"  # an escaped backslash: what follows it is no escape
+    rb"|\\u[dD][89abAB][0-9a-fA-F]{2}(?:\\u[dD][c-fC-F][0-9a-fA-F]{2})?"
+    rb"|\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+)
+
+
+def _with_lone_surrogates(data: bytes) -> _Record | list[msgspec.Raw] | None:
+    r"""Decode a document whose strings hold lone UTF-16 surrogate escapes (``\udc00``).
+
+    msgspec refuses them; Go reads each as U+FFFD. The escapes are replaced by
+    ``\ufffd`` (as long) for the decode, then put back in the buffer the raw values
+    view (msgspec's ``Raw`` does not copy), so that a config keeps its bytes exactly
+    and is decoded as Go decodes it. ``None``: there are none, or the document has
+    other problems.
+    """
+    lone = _lone_surrogates(data)
+    if not lone:
+        return None
+    buffer = _as_go_reads(data, lone)
+    try:
+        decoded = _ANY.decode(buffer)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+    for start in lone:  # the same length: the raw values now show the original
+        buffer[start : start + len(_FFFD)] = data[start : start + len(_FFFD)]
+    return decoded
+
+
+def _lone_surrogates(data: bytes) -> list[int]:
+    """Where the lone UTF-16 surrogate escapes of a JSON document start."""
+    return [
+        found.start()
+        for found in _ESCAPE.finditer(data)
+        if len(found.group()) == len(_FFFD)  # neither a backslash nor a pair
+    ]
+
+
+def _as_go_reads(data: bytes, lone: list[int]) -> bytearray:
+    r"""``data`` with the escapes at ``lone`` as Go reads them: ``\ufffd``."""
+    buffer = bytearray(data)
+    for start in lone:
+        buffer[start : start + len(_FFFD)] = _FFFD
+    return buffer
+
+
+_FFFD: Final = b"\\ufffd"
 
 
 def _dispatch_guarded(
@@ -820,7 +872,7 @@ def _unknown_canonical_key(data: bytes) -> str | None:
     if not data.startswith(b"{") or b'"kind"' not in data:
         return None
     try:
-        keys = _TOP_KEYS.decode(data)
+        keys = _TOP_KEYS.decode(_as_go_reads(data, _lone_surrogates(data)))
         kind = msgspec.json.decode(keys["kind"]) if "kind" in keys else None
     except _FAST_FAILURES:
         return None
@@ -1265,6 +1317,9 @@ def _names(config: bytes, path: str) -> _ConfigNames:
         # repaired, the config keeps its bytes
         repaired = config.decode("utf-8", errors="replace").encode()
         return _CONFIG_NAMES.decode(repaired)
+    except msgspec.DecodeError:
+        # and a lone surrogate escape as U+FFFD too (the name view only, again)
+        return _CONFIG_NAMES.decode(_as_go_reads(config, _lone_surrogates(config)))
 
 
 def _at(exc: msgspec.ValidationError, path: str) -> str:

@@ -1238,3 +1238,33 @@ def test_line_at_the_limit_keeps_the_next_line(monkeypatch: pytest.MonkeyPatch) 
         _asset("l:2", "$G", "", "stream", "A", "A", None, None, None, None),
         _error("l:3", "invalid JSON: JSON is malformed: invalid character (byte 0)"),
     ]
+
+
+def test_lone_surrogate_escapes_are_read_as_go_reads_them() -> None:
+    r"""A lone ``\udc00`` in a record is no error: the config keeps its bytes, names read U+FFFD."""
+    config = rb'{"name":"S","subjects":["a"],"retention":"\udc00","description":"\ud83d\ude00 \\udc00"}'
+    line = b'{"kind":"stream","stream":"S","config":' + config + b"}"
+    [entry] = read_records(line, "f:1")
+    assert isinstance(entry, Asset)
+    assert (entry.name, entry.config) == ("S", config)
+    named = rb'{"kind":"stream","config":{"name":"S\udc00","subjects":["a"]}}'
+    [other] = read_records(named, "f:2")
+    assert isinstance(other, Asset)
+    assert other.name == "S\ufffd"
+    assert other.config == rb'{"name":"S\udc00","subjects":["a"]}'
+
+
+def test_lone_surrogate_config_is_judged_as_the_target_decodes_it() -> None:
+    """`check` judges such a config (unloadable here: an enum Go cannot read), no error."""
+    from assetgate.check import check
+    from assetgate.decode import decode
+    from assetgate.levels import load_catalogue
+
+    config = rb'{"name":"S","subjects":["a"],"retention":"\udc00"}'
+    line = b'{"kind":"stream","config":' + config + b"}"
+    report = check(read_records(line, "f:1"), target="2.12.8", mode="single")
+    [verdict] = report.assets
+    line_model = load_catalogue().server("2.12.8").line
+    expected = decode(config, line_model, "StreamConfig", context="stored")
+    assert (verdict.state, verdict.reason) == ("unloadable", expected.lenient_error)
+    assert report.summary.errors == 0
