@@ -7,7 +7,7 @@ An acceptance does not hide a finding: it marks the verdicts and overlaps it cov
 from __future__ import annotations
 
 import fnmatch
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 import msgspec
 
@@ -15,11 +15,11 @@ from assetgate.gate import STATES, asset_id
 from assetgate.outcomes import OUTCOMES
 
 if TYPE_CHECKING:
-    from assetgate._collect import Overlap
+    from assetgate._collect import ErrorEntry, Overlap
     from assetgate.gate import Verdict
     from assetgate.outcomes import ClusterOutcome
 
-__all__ = ["RULES", "Acceptance", "apply_acceptances", "parse_accept"]
+__all__ = ["RULES", "Acceptance", "Accepted", "apply_acceptances", "parse_accept"]
 
 
 class Acceptance(msgspec.Struct, frozen=True, kw_only=True):
@@ -38,10 +38,13 @@ RULES: Final = (
     "stamp_too_high",
     "overlap",
     *(outcome for outcome in OUTCOMES if outcome != "ok"),
+    "record-error",
     "*",
 )
 """What ``--accept RULE:ASSET`` may name: a state, a drift flag, ``overlap``, a
-whole-cluster outcome (its ASSET pattern matches the cluster's name) or ``*``."""
+whole-cluster outcome (its ASSET pattern matches the cluster's name),
+``record-error`` (its pattern matches the record's source, ``FILE:LINE``) or ``*``
+(every finding of an asset, not record errors)."""
 
 
 def parse_accept(item: str) -> tuple[str, str]:
@@ -54,16 +57,28 @@ def parse_accept(item: str) -> tuple[str, str]:
     return rule, pattern
 
 
+class Accepted(NamedTuple):
+    """What :func:`apply_acceptances` marked, and what each acceptance matched."""
+
+    verdicts: list[Verdict]
+    overlaps: list[Overlap]
+    accepted: list[Acceptance]
+    clusters: list[ClusterOutcome]
+    errors: list[ErrorEntry]
+
+
 def apply_acceptances(
     verdicts: list[Verdict],
     overlaps: list[Overlap],
     rules: list[tuple[str, str]],
     clusters: list[ClusterOutcome] | None = None,
-) -> tuple[list[Verdict], list[Overlap], list[Acceptance], list[ClusterOutcome]]:
+    errors: list[ErrorEntry] | None = None,
+) -> Accepted:
     """Mark what each ``RULE:ASSET`` covers; the first matching rule wins."""
     outcomes = list(clusters or ())
+    records = list(errors or ())
     if not rules:
-        return verdicts, overlaps, [], outcomes
+        return Accepted(verdicts, overlaps, [], outcomes, records)
     matched: dict[tuple[str, str], list[str]] = {rule: [] for rule in rules}
     out: list[Verdict] = []
     for verdict in verdicts:
@@ -104,8 +119,16 @@ def apply_acceptances(
                 matched[(rule, pattern)].append(outcome.cluster)
                 break
         marked.append(outcome)
+    kept_errors: list[ErrorEntry] = []
+    for error in records:
+        for rule, pattern in rules:
+            if rule == "record-error" and fnmatch.fnmatchcase(error.source, pattern):
+                error = msgspec.structs.replace(error, accepted=f"{rule}:{pattern}")  # noqa: PLW2901
+                matched[(rule, pattern)].append(error.source)
+                break
+        kept_errors.append(error)
     accepted = [
         Acceptance(rule=rule, asset=pattern, matched=tuple(items))
         for (rule, pattern), items in matched.items()
     ]
-    return out, kept, accepted, marked
+    return Accepted(out, kept, accepted, marked, kept_errors)

@@ -161,6 +161,7 @@ class ErrorEntry(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     source: str
     message: str
     retriable: bool
+    accepted: str | None = None
 
 
 class InventoryInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -459,8 +460,8 @@ def assemble(
     health = health_failures(
         verdicts, mode, functools.partial(target_profile, profiles)
     )
-    verdicts, overlaps, accepted, clusters = apply_acceptances(
-        verdicts, overlaps, rules, clusters
+    verdicts, overlaps, accepted, clusters, errors = apply_acceptances(
+        verdicts, overlaps, rules, clusters, parts.errors
     )
     counts = dict.fromkeys(STATES, 0)
     for verdict in verdicts:
@@ -486,14 +487,15 @@ def assemble(
             ignored=len(parts.ignored),
             overlaps=len(overlaps),
             accepted=sum(1 for v in verdicts if v.accepted)
-            + sum(1 for o in overlaps if o.accepted),
+            + sum(1 for o in overlaps if o.accepted)
+            + sum(1 for e in errors if e.accepted),
             **counts,
         ),
         clusters=clusters,
         health=health,
         assets=verdicts,
         overlaps=overlaps,
-        errors=parts.errors,
+        errors=errors,
         ignored=parts.ignored,
         accepted=accepted,
     )

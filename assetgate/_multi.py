@@ -544,10 +544,10 @@ def _release(
     wanted = failing_set(fail_on)
     shown, counts, failing = tally.release(parts, down, wanted, judged)
     overlaps = overlap_entries(settled.found, _States(settled))
-    shown, overlaps, accepted, clusters = apply_acceptances(
-        shown, overlaps, rules, clusters
-    )
     book = judged.book
+    shown, overlaps, accepted, clusters, errors = apply_acceptances(
+        shown, overlaps, rules, clusters, book.errors
+    )
     total: Counter[str] = Counter()
     for per in counts.values():
         total.update(per)
@@ -567,13 +567,14 @@ def _release(
             ignored=len(book.ignored),
             overlaps=len(overlaps),
             accepted=sum(1 for v in shown if v.accepted)
-            + sum(1 for o in overlaps if o.accepted),
+            + sum(1 for o in overlaps if o.accepted)
+            + sum(1 for e in errors if e.accepted),
             **{state: total[state] for state in STATES},
         ),
         clusters=clusters,
         assets=shown,
         overlaps=overlaps,
-        errors=book.errors,
+        errors=errors,
         ignored=book.ignored,
         accepted=accepted,
     )

@@ -361,7 +361,8 @@ def _failing(report: Report, fail_on: Iterable[str]) -> Iterator[Callable[[], st
             yield functools.partial(_asset_finding, rule, verdict)
     if "errors" in wanted:
         for error in report.errors:
-            yield functools.partial("error: {}".format, error.source)
+            if error.accepted is None:
+                yield functools.partial("error: {}".format, error.source)
     if "overlaps" in wanted:
         for overlap in report.overlaps:
             if overlap.accepted is None:

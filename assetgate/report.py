@@ -404,7 +404,10 @@ def render_text(report: Report, *, fail_on: Iterable[str] | None = None) -> str:
         notes: list[str] = []
         for error in _per_file(report.errors, "record errors", notes, "  ", esc):
             retry = "retriable" if error.retriable else "not retriable"
-            lines.append(f"  {esc(error.source)}: {esc(error.message)} ({retry})")
+            note = f"  [accepted {error.accepted}]" if error.accepted else ""
+            lines.append(
+                f"  {esc(error.source)}: {esc(error.message)} ({retry}){esc(note)}"
+            )
         lines += notes
     if report.ignored:
         lines += ["", f"ignored ({len(report.ignored)})"]
@@ -644,7 +647,8 @@ def render_markdown(report: Report, *, fail_on: Iterable[str] | None = None) -> 
         folded: list[str] = []
         for e in _per_file(report.errors, "record errors", folded, "", md):
             retry = "yes" if e.retriable else "no"
-            lines.append(_md_row([md(e.source), md(e.message), retry]))
+            note = f" (accepted {e.accepted})" if e.accepted else ""
+            lines.append(_md_row([md(e.source), md(e.message + note), retry]))
         lines += [_md_row([note, "", ""]) for note in folded]
     if report.ignored:
         lines += ["", "### Ignored records", "", "| source | reason |"]
@@ -997,7 +1001,11 @@ def _cluster_result(outcome: ClusterOutcome, sources: dict[str, str]) -> _SarifO
 
 def _error_result(error: ErrorEntry) -> _SarifObject:
     result = _result(
-        "record-error", error.message, [_location(error.source)], error.source
+        "record-error",
+        error.message,
+        [_location(error.source)],
+        error.source,
+        error.accepted,
     )
     result["properties"] = {"retriable": error.retriable}
     return result
@@ -1106,7 +1114,10 @@ def render_junit(report: Report) -> str:
         suite = _suite(root, "inventory")
         for e in report.errors:
             case = _case(suite, "record", e.source, e.source)
-            _child(case, "error", e.message, message=e.message, type="record-error")
+            if e.accepted is not None:
+                _child(case, "skipped", message=f"accepted {e.accepted}: {e.message}")
+            else:
+                _child(case, "error", e.message, message=e.message, type="record-error")
         for i in report.ignored:
             case = _case(suite, "record", i.source, i.source)
             _child(case, "skipped", message=f"ignored: {i.reason}")

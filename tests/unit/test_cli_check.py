@@ -81,7 +81,7 @@ def test_unknown_target_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> 
                 "invalid acceptance: 'bogus:*' (use RULE:ASSET, RULE one of online, offline, "
                 "degraded, unloadable, detached, unavailable, stamp_missing, stamp_unparsable, "
                 "stamp_too_low, stamp_too_high, overlap, meta_unavailable, meta_state_lost, "
-                "crash, *)"
+                "crash, record-error, *)"
             ),
         ),
     ],
@@ -791,3 +791,40 @@ def test_findings_that_do_not_fail_are_folded_in_text_and_markdown(
         "all": (40, False),
         "failing": (40, False),
     }
+
+
+def test_accepted_record_error_no_longer_fails_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--accept record-error:FILE:LINE` marks that error in every format; the run passes."""
+    inventory = tmp_path / "inv.jsonl"
+    good = '{"kind":"stream","config":{"name":"S","subjects":["a"],"metadata":{"_nats.req.level":"0"}}}'
+    inventory.write_text(good + "\n{not json\n")
+    args = ["check", str(inventory), "--target", "2.12.8", "--mode", "single"]
+    assert main(args) == 1  # the record error fails the run by default
+    capsys.readouterr()
+    accept = ["--accept", f"record-error:{inventory}:2"]
+    assert main([*args, *accept]) == 0
+    text = capsys.readouterr().out
+    assert f"[accepted record-error:{inventory}:2]" in text
+    assert main([*args, *accept, "--format", "json"]) == 0
+    body = json.loads(capsys.readouterr().out)
+    assert [e["accepted"] for e in body["errors"]] == [f"record-error:{inventory}:2"]
+    assert body["accepted"] == [
+        {
+            "rule": "record-error",
+            "asset": f"{inventory}:2",
+            "matched": [f"{inventory}:2"],
+        }
+    ]
+    assert body["summary"]["accepted"] == 1
+    assert main([*args, *accept, "--format", "sarif"]) == 0
+    sarif = json.loads(capsys.readouterr().out)
+    [result] = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "record-error"]
+    assert result["suppressions"][0]["justification"].startswith(
+        "accepted record-error:"
+    )
+    assert main([*args, *accept, "--format", "junit"]) == 0
+    assert "accepted record-error:" in capsys.readouterr().out
+    assert main([*args, "--accept", "record-error:other.jsonl:*"]) == 1
+    assert "record-error:other.jsonl:* matched nothing" in capsys.readouterr().err
