@@ -7,7 +7,7 @@ An acceptance does not hide a finding: it marks the verdicts and overlaps it cov
 from __future__ import annotations
 
 import fnmatch
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple, TypeVar
 
 import msgspec
 
@@ -17,6 +17,7 @@ from assetgate.outcomes import OUTCOMES
 if TYPE_CHECKING:
     from assetgate._collect import ErrorEntry, Overlap
     from assetgate.gate import Verdict
+    from assetgate.inventory import Ignored
     from assetgate.outcomes import ClusterOutcome
 
 __all__ = ["RULES", "Acceptance", "Accepted", "apply_acceptances", "parse_accept"]
@@ -39,12 +40,13 @@ RULES: Final = (
     "overlap",
     *(outcome for outcome in OUTCOMES if outcome != "ok"),
     "record-error",
+    "ignored",
     "*",
 )
 """What ``--accept RULE:ASSET`` may name: a state, a drift flag, ``overlap``, a
 whole-cluster outcome (its ASSET pattern matches the cluster's name),
-``record-error`` (its pattern matches the record's source, ``FILE:LINE``) or ``*``
-(every finding of an asset, not record errors)."""
+``record-error`` or ``ignored`` (its pattern matches the record's source,
+``FILE:LINE``) or ``*`` (every finding of an asset, not records)."""
 
 
 def parse_accept(item: str) -> tuple[str, str]:
@@ -65,6 +67,7 @@ class Accepted(NamedTuple):
     accepted: list[Acceptance]
     clusters: list[ClusterOutcome]
     errors: list[ErrorEntry]
+    ignored: list[Ignored]
 
 
 def apply_acceptances(
@@ -72,13 +75,16 @@ def apply_acceptances(
     overlaps: list[Overlap],
     rules: list[tuple[str, str]],
     clusters: list[ClusterOutcome] | None = None,
+    *,
     errors: list[ErrorEntry] | None = None,
+    ignored: list[Ignored] | None = None,
 ) -> Accepted:
     """Mark what each ``RULE:ASSET`` covers; the first matching rule wins."""
     outcomes = list(clusters or ())
     records = list(errors or ())
+    skipped = list(ignored or ())
     if not rules:
-        return Accepted(verdicts, overlaps, [], outcomes, records)
+        return Accepted(verdicts, overlaps, [], outcomes, records, skipped)
     matched: dict[tuple[str, str], list[str]] = {rule: [] for rule in rules}
     out: list[Verdict] = []
     for verdict in verdicts:
@@ -119,16 +125,31 @@ def apply_acceptances(
                 matched[(rule, pattern)].append(outcome.cluster)
                 break
         marked.append(outcome)
-    kept_errors: list[ErrorEntry] = []
-    for error in records:
-        for rule, pattern in rules:
-            if rule == "record-error" and fnmatch.fnmatchcase(error.source, pattern):
-                error = msgspec.structs.replace(error, accepted=f"{rule}:{pattern}")  # noqa: PLW2901
-                matched[(rule, pattern)].append(error.source)
-                break
-        kept_errors.append(error)
+    records = _by_source(records, "record-error", rules, matched)
+    skipped = _by_source(skipped, "ignored", rules, matched)
     accepted = [
         Acceptance(rule=rule, asset=pattern, matched=tuple(items))
         for (rule, pattern), items in matched.items()
     ]
-    return Accepted(out, kept, accepted, marked, kept_errors)
+    return Accepted(out, kept, accepted, marked, records, skipped)
+
+
+_Record = TypeVar("_Record", "ErrorEntry", "Ignored")
+
+
+def _by_source(
+    records: list[_Record],
+    kind: str,
+    rules: list[tuple[str, str]],
+    matched: dict[tuple[str, str], list[str]],
+) -> list[_Record]:
+    """Records marked by the first ``kind:GLOB`` whose glob matches their source."""
+    out: list[_Record] = []
+    for record in records:
+        for rule, pattern in rules:
+            if rule == kind and fnmatch.fnmatchcase(record.source, pattern):
+                record = msgspec.structs.replace(record, accepted=f"{rule}:{pattern}")  # noqa: PLW2901
+                matched[(rule, pattern)].append(record.source)
+                break
+        out.append(record)
+    return out

@@ -460,8 +460,8 @@ def assemble(
     health = health_failures(
         verdicts, mode, functools.partial(target_profile, profiles)
     )
-    verdicts, overlaps, accepted, clusters, errors = apply_acceptances(
-        verdicts, overlaps, rules, clusters, parts.errors
+    verdicts, overlaps, accepted, clusters, errors, ignored = apply_acceptances(
+        verdicts, overlaps, rules, clusters, errors=parts.errors, ignored=parts.ignored
     )
     counts = dict.fromkeys(STATES, 0)
     for verdict in verdicts:
@@ -488,7 +488,8 @@ def assemble(
             overlaps=len(overlaps),
             accepted=sum(1 for v in verdicts if v.accepted)
             + sum(1 for o in overlaps if o.accepted)
-            + sum(1 for e in errors if e.accepted),
+            + sum(1 for e in errors if e.accepted)
+            + sum(1 for i in ignored if i.accepted),
             **counts,
         ),
         clusters=clusters,
@@ -496,7 +497,7 @@ def assemble(
         assets=verdicts,
         overlaps=overlaps,
         errors=errors,
-        ignored=parts.ignored,
+        ignored=ignored,
         accepted=accepted,
     )
 

@@ -545,8 +545,8 @@ def _release(
     shown, counts, failing = tally.release(parts, down, wanted, judged)
     overlaps = overlap_entries(settled.found, _States(settled))
     book = judged.book
-    shown, overlaps, accepted, clusters, errors = apply_acceptances(
-        shown, overlaps, rules, clusters, book.errors
+    shown, overlaps, accepted, clusters, errors, ignored = apply_acceptances(
+        shown, overlaps, rules, clusters, errors=book.errors, ignored=book.ignored
     )
     total: Counter[str] = Counter()
     for per in counts.values():
@@ -568,14 +568,15 @@ def _release(
             overlaps=len(overlaps),
             accepted=sum(1 for v in shown if v.accepted)
             + sum(1 for o in overlaps if o.accepted)
-            + sum(1 for e in errors if e.accepted),
+            + sum(1 for e in errors if e.accepted)
+            + sum(1 for i in ignored if i.accepted),
             **{state: total[state] for state in STATES},
         ),
         clusters=clusters,
         assets=shown,
         overlaps=overlaps,
         errors=errors,
-        ignored=book.ignored,
+        ignored=ignored,
         accepted=accepted,
     )
     if rules:  # an acceptance changes what fails: count the findings again

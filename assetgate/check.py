@@ -374,7 +374,8 @@ def _failing(report: Report, fail_on: Iterable[str]) -> Iterator[Callable[[], st
                 )
     if "ignored" in wanted:
         for item in report.ignored:
-            yield functools.partial("ignored: {}".format, item.source)
+            if item.accepted is None:
+                yield functools.partial("ignored: {}".format, item.source)
 
 
 def _asset_finding(rule: str, verdict: Verdict) -> str:

@@ -302,8 +302,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="RULE:ASSET",
         help="an audited exception recorded in the report: RULE is a state, a drift flag, "
         "overlap, a cluster outcome (crash, meta_state_lost, meta_unavailable: ASSET is a "
-        "glob over cluster names), record-error (ASSET: a glob over the record's "
-        "FILE:LINE) or *; ASSET a glob over cluster/account/stream[/consumer] "
+        "glob over cluster names), record-error or ignored (ASSET: a glob over the "
+        "record's FILE:LINE) or *; ASSET a glob over cluster/account/stream[/consumer] "
         "(repeatable; one that matches nothing is warned about)",
     )
     chk.add_argument(

@@ -108,10 +108,15 @@ class RecordError(msgspec.Struct, frozen=True, kw_only=True, gc=False):
 
 
 class Ignored(msgspec.Struct, frozen=True, kw_only=True, gc=False):
-    """A well-formed record of a kind the gate does not know (counted, not fatal)."""
+    """A well-formed record of a kind the gate does not know (counted, not fatal).
+
+    ``accepted``: the ``--accept ignored:GLOB`` that covers it in a report (the reader
+    leaves it ``None``).
+    """
 
     source: str
     reason: str
+    accepted: str | None = None
 
 
 InventoryEntry: TypeAlias = Asset | RecordError | Ignored

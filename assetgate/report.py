@@ -413,7 +413,8 @@ def render_text(report: Report, *, fail_on: Iterable[str] | None = None) -> str:
         lines += ["", f"ignored ({len(report.ignored)})"]
         notes = []
         for item in _per_file(report.ignored, "ignored records", notes, "  ", esc):
-            lines.append(f"  {esc(item.source)}: {esc(item.reason)}")
+            note = f"  [accepted {item.accepted}]" if item.accepted else ""
+            lines.append(f"  {esc(item.source)}: {esc(item.reason)}{esc(note)}")
         lines += notes
     lines += ["", f"verdict: {esc(_verdict_line(report))}"]
     return "\n".join(lines) + "\n"
@@ -655,7 +656,8 @@ def render_markdown(report: Report, *, fail_on: Iterable[str] | None = None) -> 
         lines.append("| --- | --- |")
         folded = []
         for i in _per_file(report.ignored, "ignored records", folded, "", md):
-            lines.append(_md_row([md(i.source), md(i.reason)]))
+            note = f" (accepted {i.accepted})" if i.accepted else ""
+            lines.append(_md_row([md(i.source), md(i.reason + note)]))
         lines += [_md_row([note, ""]) for note in folded]
     return fit_markdown("\n".join(lines) + "\n")
 
@@ -855,7 +857,13 @@ def _sarif_results(report: Report) -> list[_SarifObject]:
     results.extend(_overlap_result(overlap, streams) for overlap in report.overlaps)
     results.extend(_error_result(error) for error in report.errors)
     results.extend(
-        _result("ignored", item.reason, [_location(item.source)], item.source)
+        _result(
+            "ignored",
+            item.reason,
+            [_location(item.source)],
+            item.source,
+            item.accepted,
+        )
         for item in report.ignored
     )
     return results
@@ -1120,7 +1128,8 @@ def render_junit(report: Report) -> str:
                 _child(case, "error", e.message, message=e.message, type="record-error")
         for i in report.ignored:
             case = _case(suite, "record", i.source, i.source)
-            _child(case, "skipped", message=f"ignored: {i.reason}")
+            accepted = f" (accepted {i.accepted})" if i.accepted else ""
+            _child(case, "skipped", message=f"ignored: {i.reason}{accepted}")
     _count(root, root.findall("testsuite"))
     ET.indent(root)
     body = ET.tostring(root, encoding="unicode")

@@ -437,7 +437,7 @@ def test_acceptance_of_another_rule_matches_nothing(catalogue: Catalogue) -> Non
 _RULES_TEXT: Final = (
     "online, offline, degraded, unloadable, detached, unavailable, stamp_missing, "
     "stamp_unparsable, stamp_too_low, stamp_too_high, overlap, meta_unavailable, "
-    "meta_state_lost, crash, record-error, *"
+    "meta_state_lost, crash, record-error, ignored, *"
 )
 
 

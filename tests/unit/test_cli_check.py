@@ -81,7 +81,7 @@ def test_unknown_target_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> 
                 "invalid acceptance: 'bogus:*' (use RULE:ASSET, RULE one of online, offline, "
                 "degraded, unloadable, detached, unavailable, stamp_missing, stamp_unparsable, "
                 "stamp_too_low, stamp_too_high, overlap, meta_unavailable, meta_state_lost, "
-                "crash, record-error, *)"
+                "crash, record-error, ignored, *)"
             ),
         ),
     ],
@@ -828,3 +828,23 @@ def test_accepted_record_error_no_longer_fails_the_run(
     assert "accepted record-error:" in capsys.readouterr().out
     assert main([*args, "--accept", "record-error:other.jsonl:*"]) == 1
     assert "record-error:other.jsonl:* matched nothing" in capsys.readouterr().err
+
+
+def test_accepted_ignored_record_no_longer_fails_an_ignored_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--accept ignored:GLOB` marks an ignored record; `--fail-on ignored` then passes."""
+    inventory = tmp_path / "inv.jsonl"
+    good = '{"kind":"stream","config":{"name":"S","subjects":["a"],"metadata":{"_nats.req.level":"0"}}}'
+    inventory.write_text(good + '\n{"kind":"kv","config":{}}\n')
+    args = ["check", str(inventory), "--target", "2.12.8", "--mode", "single"]
+    args += ["--fail-on", "ignored"]
+    assert main(args) == 1
+    capsys.readouterr()
+    accept = ["--accept", f"ignored:{tmp_path}/*.jsonl:2"]
+    assert main([*args, *accept, "--format", "json"]) == 0
+    body = json.loads(capsys.readouterr().out)
+    assert [i["accepted"] for i in body["ignored"]] == [f"ignored:{tmp_path}/*.jsonl:2"]
+    assert body["summary"]["accepted"] == 1
+    assert main([*args, *accept]) == 0
+    assert f"[accepted ignored:{tmp_path}/*.jsonl:2]" in capsys.readouterr().out
