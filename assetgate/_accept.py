@@ -7,7 +7,7 @@ An acceptance does not hide a finding: it marks the verdicts and overlaps it cov
 from __future__ import annotations
 
 import fnmatch
-from typing import TYPE_CHECKING, Final, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeVar
 
 import msgspec
 
@@ -68,6 +68,17 @@ class Accepted(NamedTuple):
     clusters: list[ClusterOutcome]
     errors: list[ErrorEntry]
     ignored: list[Ignored]
+
+    @property
+    def covered(self) -> int:
+        """How many verdicts, overlaps and records an acceptance covers (``accepted``)."""
+        groups: tuple[list[Any], ...] = (
+            self.verdicts,
+            self.overlaps,
+            self.errors,
+            self.ignored,
+        )
+        return sum(1 for group in groups for item in group if item.accepted)
 
 
 def apply_acceptances(

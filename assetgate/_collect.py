@@ -460,9 +460,10 @@ def assemble(
     health = health_failures(
         verdicts, mode, functools.partial(target_profile, profiles)
     )
-    verdicts, overlaps, accepted, clusters, errors, ignored = apply_acceptances(
+    marked = apply_acceptances(
         verdicts, overlaps, rules, clusters, errors=parts.errors, ignored=parts.ignored
     )
+    verdicts, overlaps, accepted, clusters, errors, ignored = marked
     counts = dict.fromkeys(STATES, 0)
     for verdict in verdicts:
         counts[verdict.state] += 1
@@ -486,10 +487,7 @@ def assemble(
             errors=len(parts.errors),
             ignored=len(parts.ignored),
             overlaps=len(overlaps),
-            accepted=sum(1 for v in verdicts if v.accepted)
-            + sum(1 for o in overlaps if o.accepted)
-            + sum(1 for e in errors if e.accepted)
-            + sum(1 for i in ignored if i.accepted),
+            accepted=marked.covered,
             **counts,
         ),
         clusters=clusters,

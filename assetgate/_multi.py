@@ -95,8 +95,7 @@ def judge_releases(
     the matrix, which folds the others into the cluster's finding. Without effect
     when ``rules`` accept something (an acceptance may name any of them).
     """
-    judged = _Judged(len(profiles), cat)
-    judged.tally.light = light and not rules
+    judged = _Judged(cat, light=light and not rules)
     phase = f"reading and judging against {len(profiles)} releases"
     for record in counted(iter_records(items), progress, phase):
         judged.add(record, profiles, mode, cat)
@@ -115,15 +114,12 @@ def judge_releases(
 class _Judged:
     """Every asset judged against every release; the records accounted for."""
 
-    def __init__(self, releases: int, cat: Catalogue) -> None:
-        self.releases = releases
+    def __init__(self, cat: Catalogue, *, light: bool) -> None:
         self.book = Collector({}, "single", cat)
         self.streams: dict[StreamKey, list[Judged]] = {}
         self.duplicates: list[list[Judged]] = []
         self.consumers: defaultdict[StreamKey, list[list[Judged]]] = defaultdict(list)
-        # what is made again per release for verdict objects that releases share
-        self.marked: dict[tuple[int, str], tuple[Verdict, Verdict]] = {}
-        self.tally = _Tally()
+        self.tally = _Tally(light=light)
         self._overlaps: dict[
             tuple[tuple[str, str], tuple[tuple[str, tuple[str, ...]], ...]],
             list[tuple[str, str, str, str]],
@@ -308,7 +304,6 @@ class _Settled:
         self.duplicates = duplicates
         # the verdicts in report order, in parts: one per stream key, one per duplicate
         self.parts = [*self.outs, *([j.verdict] for j in duplicates)]
-        self.layout = judged.layout
         self.position_of = judged.position_of
         # the streams that keep their subjects, again only for accounts where a
         # stream's judgement changed (or one is listed twice)
@@ -380,8 +375,11 @@ class _Tally:
     again: its counts carry over.
     """
 
-    def __init__(self) -> None:
-        self.light = False
+    def __init__(self, *, light: bool) -> None:
+        """``light``: see :func:`judge_releases`."""
+        self.light = light
+        # the marked (unavailable) verdicts of objects that releases share
+        self.marked: dict[tuple[int, str], tuple[Verdict, Verdict]] = {}
         self.failing_of: dict[tuple[str, str | None, str | None], int] = {}
         self.parts: list[_Part | None] = []
         self.candidates_of: list[tuple[list[Verdict], list[Verdict]] | None] = []
@@ -410,7 +408,6 @@ class _Tally:
         parts: list[list[Verdict]],
         down: Mapping[str, str],
         wanted: frozenset[str],
-        judged: _Judged,
     ) -> tuple[list[Verdict], dict[str, Counter[str]], int]:
         """The shown verdicts, the counts per cluster and state, the failing ones."""
         known = self.parts
@@ -421,7 +418,7 @@ class _Tally:
             reason = down.get(part[0].cluster) if down and part else None
             old = known[position]
             if old is None or old.part is not part or old.reason != reason:
-                new = self._part(part, reason, wanted, judged.marked)
+                new = self._part(part, reason, wanted)
                 if old is not None:
                     self.failing -= old.failing
                     for cluster, state, n in old.counts:
@@ -444,43 +441,26 @@ class _Tally:
         return shown, out, self.failing
 
     def _part(
-        self,
-        part: list[Verdict],
-        reason: str | None,
-        wanted: frozenset[str],
-        marked: dict[tuple[int, str], tuple[Verdict, Verdict]],
+        self, part: list[Verdict], reason: str | None, wanted: frozenset[str]
     ) -> _Part:
         """What a release makes of ``part`` (``reason``: its cluster is down)."""
+        quiet = 0  # unavailable assets counted but not listed
         if reason is None:
-            verdicts = part
             shown = [v for v in part if v.state != "online" or v.drift is not None]
             counts = _state_counts(part)
         elif self.light:  # every one unavailable; only the drifting ones listed
-            verdicts = mark_unavailable(
-                [v for v in part if v.drift is not None], reason, marked
-            )
-            shown = verdicts
+            drifting = [v for v in part if v.drift is not None]
+            shown = mark_unavailable(drifting, reason, self.marked)
             counts = ((part[0].cluster, "unavailable", len(part)),) if part else ()
             quiet = len(part) - len(shown)
-            return _Part(
-                part=part,
-                reason=reason,
-                shown=shown,
-                counts=counts,
-                failing=quiet * self._fails("unavailable", None, None, wanted)
-                + self.failing_of_verdicts(shown, wanted),
-            )
         else:
-            verdicts = mark_unavailable(part, reason, marked)
+            verdicts = mark_unavailable(part, reason, self.marked)
             shown = [v for v in verdicts if v.state != "online" or v.drift is not None]
             counts = _state_counts(verdicts)
-        return _Part(
-            part=part,
-            reason=reason,
-            shown=shown,
-            counts=counts,
-            failing=self.failing_of_verdicts(shown, wanted),
-        )
+        failing = self.failing_of_verdicts(shown, wanted)
+        if quiet:
+            failing += quiet * self._fails("unavailable", None, None, wanted)
+        return _Part(part, reason, shown, counts, failing)
 
     def failing_of_verdicts(
         self, verdicts: list[Verdict], wanted: frozenset[str]
@@ -542,10 +522,10 @@ def _release(
         candidates = [v for part in tally.candidates(parts) for v in part]
         clusters, down = judge_clusters(candidates, profile_of, names=judged.clusters)
     wanted = failing_set(fail_on)
-    shown, counts, failing = tally.release(parts, down, wanted, judged)
+    shown, counts, failing = tally.release(parts, down, wanted)
     overlaps = overlap_entries(settled.found, _States(settled))
     book = judged.book
-    shown, overlaps, accepted, clusters, errors, ignored = apply_acceptances(
+    marked = apply_acceptances(
         shown, overlaps, rules, clusters, errors=book.errors, ignored=book.ignored
     )
     total: Counter[str] = Counter()
@@ -565,30 +545,21 @@ def _release(
             assets=tally.assets,
             errors=len(book.errors),
             ignored=len(book.ignored),
-            overlaps=len(overlaps),
-            accepted=sum(1 for v in shown if v.accepted)
-            + sum(1 for o in overlaps if o.accepted)
-            + sum(1 for e in errors if e.accepted)
-            + sum(1 for i in ignored if i.accepted),
+            overlaps=len(marked.overlaps),
+            accepted=marked.covered,
             **{state: total[state] for state in STATES},
         ),
-        clusters=clusters,
-        assets=shown,
-        overlaps=overlaps,
-        errors=errors,
-        ignored=ignored,
-        accepted=accepted,
+        clusters=marked.clusters,
+        assets=marked.verdicts,
+        overlaps=marked.overlaps,
+        errors=marked.errors,
+        ignored=marked.ignored,
+        accepted=marked.accepted,
     )
-    if rules:  # an acceptance changes what fails: count the findings again
-        failing = _count_failing(report, fail_on, tally)
-    else:  # the findings of the assets are counted per part; the rest here
-        failing += count_findings(msgspec.structs.replace(report, assets=[]), fail_on)
+    if rules:  # an acceptance changes what fails: the assets' findings again
+        failing = tally.failing_of_verdicts(report.assets, wanted)
+    # the assets' findings are counted above; the others here
+    failing += count_findings(msgspec.structs.replace(report, assets=[]), fail_on)
     if "online" in fail_on:  # the light report leaves online assets out
         failing += total["online"]
     return Release(report=report, counts=counts, failing=failing)
-
-
-def _count_failing(report: Report, fail_on: tuple[str, ...], tally: _Tally) -> int:
-    """:func:`count_findings`, the assets' findings counted per kind of verdict."""
-    rest = count_findings(msgspec.structs.replace(report, assets=[]), fail_on)
-    return rest + tally.failing_of_verdicts(report.assets, failing_set(fail_on))
