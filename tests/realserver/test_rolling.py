@@ -13,6 +13,7 @@ seen beyond this (and what depends on timing) is in ``docs/cluster-observations.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from functools import partial
 from typing import TYPE_CHECKING, Any, Final
@@ -25,7 +26,7 @@ from tests.support.natscluster import NatsCluster, request_placed
 from tests.support.natsserver import Client, system_accounts
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from pathlib import Path
 
 pytestmark = pytest.mark.realserver
@@ -53,6 +54,17 @@ def _cluster(version: str, base: Path) -> NatsCluster:
         monitor=True,
         system_user=("sys", SYS_PASSWORD),
     )
+
+
+@contextlib.contextmanager
+def _flow_rollback(
+    tmp_path: Path, newer: str, older: str
+) -> Iterator[tuple[NatsCluster, Rolling]]:
+    """A ``newer`` cluster with flow_control consumers, pulled, and its rollback predicted."""
+    with _cluster(newer, tmp_path / "c") as cluster:
+        _create_flow(cluster)
+        inventory = _pull(cluster, tmp_path)
+        yield cluster, check_rolling([inventory], start=newer, end=older)
 
 
 def _api(cluster: NatsCluster, subject: str, body: dict[str, Any]) -> None:
@@ -266,10 +278,7 @@ def test_flow_control_rollback_2_15_1_to_2_12_8_leader_kept_on_2_15_1(
 ) -> None:
     """2.12.8 nodes fall behind but the API serves; with no 2.15.1 node left, it stops."""
     newer, older = "2.15.1", "2.12.8"
-    with _cluster(newer, tmp_path / "c") as cluster:
-        _create_flow(cluster)
-        inventory = _pull(cluster, tmp_path)
-        back = check_rolling([inventory], start=newer, end=older)
+    with _flow_rollback(tmp_path, newer, older) as (cluster, back):
         assert _states(back, "newer") == ["ok", "degraded", "offline", "lost"]
         step1 = [e for who, e in back.clusters[0].steps[1].effects if who == "newer"]
         reason = step1[0].reason or ""
@@ -298,10 +307,7 @@ def test_flow_control_rollback_2_15_1_to_2_12_8_leader_moved_to_2_12_8(
 ) -> None:
     """A 2.12.8 meta leader over a flow_control consumer: every asset is gone."""
     newer, older = "2.15.1", "2.12.8"
-    with _cluster(newer, tmp_path / "c") as cluster:
-        _create_flow(cluster)
-        inventory = _pull(cluster, tmp_path)
-        back = check_rolling([inventory], start=newer, end=older)
+    with _flow_rollback(tmp_path, newer, older) as (cluster, back):
         assert _states(back, "older") == ["ok", "lost", "lost", "lost"]
         cluster.restart_node("n3", older, settle_s=1.0)
         cluster.move_meta_leader("n3")

@@ -793,14 +793,26 @@ def test_findings_that_do_not_fail_are_folded_in_text_and_markdown(
     }
 
 
+def _one_stream_and(tmp_path: Path, line: str) -> tuple[Path, list[str]]:
+    """An inventory of one clean stream and ``line`` (line 2), and `check` args for it."""
+    inventory = tmp_path / "inv.jsonl"
+    good = '{"kind":"stream","config":{"name":"S","subjects":["a"],"metadata":{"_nats.req.level":"0"}}}'
+    inventory.write_text(f"{good}\n{line}\n")
+    return inventory, [
+        "check",
+        str(inventory),
+        "--target",
+        "2.12.8",
+        "--mode",
+        "single",
+    ]
+
+
 def test_accepted_record_error_no_longer_fails_the_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`--accept record-error:FILE:LINE` marks that error in every format; the run passes."""
-    inventory = tmp_path / "inv.jsonl"
-    good = '{"kind":"stream","config":{"name":"S","subjects":["a"],"metadata":{"_nats.req.level":"0"}}}'
-    inventory.write_text(good + "\n{not json\n")
-    args = ["check", str(inventory), "--target", "2.12.8", "--mode", "single"]
+    inventory, args = _one_stream_and(tmp_path, "{not json")
     assert main(args) == 1  # the record error fails the run by default
     capsys.readouterr()
     accept = ["--accept", f"record-error:{inventory}:2"]
@@ -834,10 +846,7 @@ def test_accepted_ignored_record_no_longer_fails_an_ignored_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`--accept ignored:GLOB` marks an ignored record; `--fail-on ignored` then passes."""
-    inventory = tmp_path / "inv.jsonl"
-    good = '{"kind":"stream","config":{"name":"S","subjects":["a"],"metadata":{"_nats.req.level":"0"}}}'
-    inventory.write_text(good + '\n{"kind":"kv","config":{}}\n')
-    args = ["check", str(inventory), "--target", "2.12.8", "--mode", "single"]
+    _, args = _one_stream_and(tmp_path, '{"kind":"kv","config":{}}')
     args += ["--fail-on", "ignored"]
     assert main(args) == 1
     capsys.readouterr()
