@@ -390,40 +390,37 @@ def test_catalogue_requires_the_mixed_facts(
     levels_copy: Path, rechecksum: Callable[[Path], None]
 ) -> None:
     """A cluster outcome without ``mixed``, or ``mixed_leader`` without stale, is refused."""
-    path = levels_copy / "2.15.toml"
     fact = (
         '\n[[cluster_outcomes]]\nid = "meta.synthetic"\nwhen = "unloadable"\n'
         'kinds = ["consumer"]\noutcome = "crash"\nreason = "panic"\n'
         'asset_reason = "no reply"\n'
     )
-    path.write_text(path.read_text(encoding="utf-8") + fact, encoding="utf-8")
-    rechecksum(levels_copy)
-    with pytest.raises(CatalogueError, match=r"mixed .* goes with every outcome"):
-        load_catalogue(levels_copy)
-    path.write_text(
-        path.read_text(encoding="utf-8")
-        + 'mixed = "exits"\nmixed_leader = "meta_state_lost"\n',
-        encoding="utf-8",
-    )
-    rechecksum(levels_copy)
-    with pytest.raises(CatalogueError, match='mixed_leader goes with mixed = "stale"'):
-        load_catalogue(levels_copy)
+    _refused(levels_copy, rechecksum, fact, r"mixed .* goes with every outcome")
+    more = 'mixed = "exits"\nmixed_leader = "meta_state_lost"\n'
+    _refused(levels_copy, rechecksum, more, 'mixed_leader goes with mixed = "stale"')
 
 
 def test_a_stale_fact_needs_its_healthz_words(
     levels_copy: Path, rechecksum: Callable[[Path], None]
 ) -> None:
     """``mixed = "stale"`` without ``mixed_health`` (the server's /healthz words) is refused."""
-    path = levels_copy / "2.15.toml"
     fact = (
         '\n[[cluster_outcomes]]\nid = "meta.synthetic"\nwhen = "unloadable"\n'
         'kinds = ["consumer"]\noutcome = "meta_unavailable"\nreason = "r"\n'
         'asset_reason = "a"\nmixed = "stale"\nmixed_leader = "meta_state_lost"\n'
     )
-    path.write_text(path.read_text(encoding="utf-8") + fact, encoding="utf-8")
-    rechecksum(levels_copy)
-    with pytest.raises(CatalogueError, match='mixed_health goes with mixed = "stale"'):
-        load_catalogue(levels_copy)
+    _refused(levels_copy, rechecksum, fact, 'mixed_health goes with mixed = "stale"')
+
+
+def _refused(
+    levels: Path, rechecksum: Callable[[Path], None], text: str, match: str
+) -> None:
+    """Append ``text`` to the 2.15 line of ``levels``: loading it fails with ``match``."""
+    path = levels / "2.15.toml"
+    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+    rechecksum(levels)
+    with pytest.raises(CatalogueError, match=match):
+        load_catalogue(levels)
 
 
 def test_stale_nodes_are_described_in_the_catalogue_words(catalogue: Catalogue) -> None:
