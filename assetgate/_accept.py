@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeVar
 
 import msgspec
 
-from assetgate.gate import STATES, asset_id
-from assetgate.outcomes import OUTCOMES
+from assetgate.gate import asset_id
+from assetgate.rules import FAIL_ON_NAMES
 
 if TYPE_CHECKING:
     from assetgate._collect import ErrorEntry, Overlap
@@ -31,18 +31,7 @@ class Acceptance(msgspec.Struct, frozen=True, kw_only=True):
     matched: tuple[str, ...]
 
 
-RULES: Final = (
-    *STATES,
-    "stamp_missing",
-    "stamp_unparsable",
-    "stamp_too_low",
-    "stamp_too_high",
-    "overlap",
-    *(outcome for outcome in OUTCOMES if outcome != "ok"),
-    "record-error",
-    "ignored",
-    "*",
-)
+RULES: Final = (*FAIL_ON_NAMES, "*")
 """What ``--accept RULE:ASSET`` may name: a state, a drift flag, ``overlap``, a
 whole-cluster outcome (its ASSET pattern matches the cluster's name),
 ``record-error`` or ``ignored`` (its pattern matches the record's source,

@@ -14,7 +14,6 @@ import msgspec
 from assetgate._inputs import InputError, expand_inputs
 from assetgate._progress import terminal_progress
 from assetgate.check import (
-    DEFAULT_FAIL_ON,
     OBSERVED_TARGET,
     Plan,
     check,
@@ -26,7 +25,6 @@ from assetgate.check import (
     parse_targets,
     plan_digest,
 )
-from assetgate.gate import STATES
 from assetgate.inventory import Asset
 from assetgate.matrix import check_matrix, is_release_set, matrix_failures, version_text
 from assetgate.observed import (
@@ -40,6 +38,13 @@ from assetgate.report import ReportFormat, render
 from assetgate.report_matrix import render_matrix
 from assetgate.report_rolling import ROLLING_FORMATS, render_rolling
 from assetgate.rolling import check_rolling, parse_rolling, rolling_failures
+from assetgate.rules import (
+    ALWAYS_FAIL,
+    DEFAULT_FAIL_ON,
+    FAIL_ON_NAMES,
+    NO_ASSETS,
+    canonical,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -51,25 +56,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_FAIL_ON",
-    "FAIL_ON_CHOICES",
     "HelpFormatter",
     "UsageError",
+    "fail_on_help",
     "parse_fail_on",
     "run_check",
 ]
-
-FAIL_ON_CHOICES: Final = (
-    *STATES,
-    "errors",
-    "overlaps",
-    "ignored",
-    "stamp_missing",
-    "stamp_unparsable",
-    "stamp_too_low",
-    "stamp_too_high",
-)
-FAIL_ON_ALIASES: Final = {"record-error": "errors", "overlap": "overlaps"}
-"""The rule names of SARIF, JUnit and ``--accept`` that ``--fail-on`` takes too."""
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -92,6 +84,15 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
                 )
         return "\n".join(lines)
 
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        """An option's help, wrapped without breaking a name at its hyphen."""
+        return textwrap.wrap(
+            " ".join(text.split()),
+            width,
+            break_on_hyphens=False,
+            break_long_words=False,
+        )
+
 
 class UsageError(Exception):
     """A usage problem (exit 2)."""
@@ -100,18 +101,33 @@ class UsageError(Exception):
 FLOOR_ABOVE: Final = "floor-above="
 
 
-def parse_fail_on(text: str | None) -> tuple[str, ...]:
-    """The ``--fail-on`` list (default: any state but online, and any error).
+def fail_on_help(*, matrix: bool) -> str:
+    """The help of ``--fail-on``, from the rule table (``matrix``: with ``floor-above``)."""
+    floor = (
+        "; with --target all or A..B also floor-above=VERSION: a cluster whose lowest "
+        "lossless release is above VERSION, or that loses an asset on it"
+        if matrix
+        else ""
+    )
+    return (
+        f"rules that make the exit status 1, comma-separated (default: "
+        f"{', '.join(DEFAULT_FAIL_ON)}; none: only what always does). These always do "
+        f"unless --accept names them: {', '.join(ALWAYS_FAIL)}, and {NO_ASSETS} (an "
+        f"inventory with no asset). Rules: {', '.join(FAIL_ON_NAMES)} (errors and "
+        f"overlaps are older spellings of record-error and overlap){floor}"
+    )
 
-    ``floor-above=VERSION`` items are kept as written (see :func:`floor_above`).
+
+def parse_fail_on(text: str | None) -> tuple[str, ...]:
+    """The ``--fail-on`` list (default: :data:`DEFAULT_FAIL_ON`), as rule names.
+
+    The older spellings ``errors`` and ``overlaps`` are read as ``record-error`` and
+    ``overlap``. ``floor-above=VERSION`` items are kept as written (see
+    :func:`floor_above`).
     """
     if text is None:
         return DEFAULT_FAIL_ON
-    items = tuple(
-        FAIL_ON_ALIASES.get(item.strip(), item.strip())
-        for item in text.split(",")
-        if item.strip()
-    )
+    items = tuple(canonical(item.strip()) for item in text.split(",") if item.strip())
     for item in items:
         if item.startswith(FLOOR_ABOVE):
             try:
@@ -121,12 +137,12 @@ def parse_fail_on(text: str | None) -> tuple[str, ...]:
     unknown = [
         item
         for item in items
-        if item not in FAIL_ON_CHOICES
+        if item not in FAIL_ON_NAMES
         and item != "none"
         and not item.startswith(FLOOR_ABOVE)
     ]
     if unknown:
-        choices = ", ".join([*FAIL_ON_CHOICES, *FAIL_ON_ALIASES])
+        choices = ", ".join(FAIL_ON_NAMES)
         msg = (
             f"--fail-on: unknown {', '.join(map(repr, unknown))} (choose from "
             f"{choices}, floor-above=VERSION, or none)"

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assetgate._cli_check import DEFAULT_FAIL_ON, UsageError, parse_fail_on
+from assetgate._cli_check import UsageError, fail_on_help, parse_fail_on
 from assetgate.check import finding_rules, parse_accept, parse_targets
 from assetgate.matrix import is_release_set
 from assetgate.pulled import mode_notes, pulled_mode
@@ -71,8 +71,8 @@ def add_scan_arguments(
     )
     parser.add_argument(
         "--fail-on",
-        metavar="STATE,...",
-        help=f"what makes the exit status 1 (default: {','.join(DEFAULT_FAIL_ON)})",
+        metavar="RULE,...",
+        help=fail_on_help(matrix=False),
     )
     parser.add_argument(
         "--accept",

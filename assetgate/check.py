@@ -40,6 +40,7 @@ from assetgate._progress import EVERY, Progress
 from assetgate.gate import Mode, asset_id
 from assetgate.inventory import Asset, Ignored, RecordError, read_inventory
 from assetgate.levels import BUILD_LOCK, Catalogue, ServerProfile, load_catalogue
+from assetgate.rules import ALWAYS_FAIL, DEFAULT_FAIL_ON, NO_ASSETS, canonical
 
 if TYPE_CHECKING:
     from collections.abc import (
@@ -288,20 +289,6 @@ def accepted_rules(accepted: str | None) -> set[str]:
     return {part.partition(":")[0] for part in accepted.split("; ")}
 
 
-DEFAULT_FAIL_ON: Final = (
-    "offline",
-    "degraded",
-    "unloadable",
-    "detached",
-    "unavailable",
-    "errors",
-)
-"""What fails a run when ``--fail-on`` is not given (``check``, ``scan``)."""
-ALWAYS_FAIL: Final = ("degraded", "unloadable", "detached", "unavailable")
-"""States that lose or hide an asset: they fail every run unless accepted, whatever
-``fail_on`` says (so do whole-cluster outcomes and an inventory with no asset)."""
-
-
 def finding_rules(report: Report, fail_on: Iterable[str]) -> list[str]:
     """The findings that fail the run (accepted ones excluded).
 
@@ -339,8 +326,8 @@ def rules_failing(
 
 
 def failing_set(fail_on: Iterable[str]) -> frozenset[str]:
-    """What fails a run: ``fail_on`` and :data:`ALWAYS_FAIL`."""
-    return frozenset(fail_on) | frozenset(ALWAYS_FAIL)
+    """What fails a run: ``fail_on`` (as rules) and :data:`ALWAYS_FAIL`."""
+    return frozenset(map(canonical, fail_on)) | frozenset(ALWAYS_FAIL)
 
 
 def _failing(report: Report, fail_on: Iterable[str]) -> Iterator[Callable[[], str]]:
@@ -352,18 +339,18 @@ def _failing(report: Report, fail_on: Iterable[str]) -> Iterator[Callable[[], st
                 "{}: {}".format, cluster.outcome, cluster.cluster or "(unnamed cluster)"
             )
     if report.summary.assets == 0:
-        yield functools.partial("no-assets: {}".format, _nothing_to_judge(report))
+        yield functools.partial(f"{NO_ASSETS}: {{}}".format, _nothing_to_judge(report))
     for verdict in report.assets:
         state, drift = verdict.state, verdict.drift
         if state not in wanted and (drift is None or drift not in wanted):
             continue
         for rule in failing_rules(verdict, wanted):
             yield functools.partial(_asset_finding, rule, verdict)
-    if "errors" in wanted:
+    if "record-error" in wanted:
         for error in report.errors:
             if error.accepted is None:
-                yield functools.partial("error: {}".format, error.source)
-    if "overlaps" in wanted:
+                yield functools.partial("record-error: {}".format, error.source)
+    if "overlap" in wanted:
         for overlap in report.overlaps:
             if overlap.accepted is None:
                 yield functools.partial(

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 
 from assetgate import __version__
-from assetgate._cli_check import HelpFormatter, UsageError, run_check
+from assetgate._cli_check import HelpFormatter, UsageError, fail_on_help, run_check
 from assetgate._cli_pull import add_pull_parser, run_pull
 from assetgate._cli_scan import add_scan_arguments, run_scan
 from assetgate._goscan import scan
@@ -286,15 +286,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     chk.add_argument(
         "--fail-on",
-        metavar="STATE,...",
-        help="what else makes the exit status 1 (default: offline,errors, besides what always "
-        "does: degraded, unloadable, detached and unavailable assets, a cluster outcome other "
-        "than ok, and an inventory with no asset, unless --accept names them; also overlaps "
-        "and drift flags stamp_missing, stamp_unparsable, stamp_too_low, stamp_too_high; "
-        "ignored (records that are not assets); the SARIF rule names record-error and "
-        "overlap work too; "
-        "with --target all or A..B: floor-above=VERSION, a cluster whose lowest "
-        "lossless release is above VERSION, or that loses an asset on it; none)",
+        metavar="RULE,...",
+        help=fail_on_help(matrix=True),
     )
     chk.add_argument(
         "--accept",

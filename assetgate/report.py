@@ -15,7 +15,9 @@ one module (over the ~400-line guide); split it into a package if a format grows
 from __future__ import annotations
 
 import enum
+import functools
 import hashlib
+import importlib.metadata
 import os
 import re
 import unicodedata
@@ -30,9 +32,10 @@ import msgspec
 from assetgate.check import accepted_rules, asset_id, failing_rules, failing_set
 from assetgate.gate import STATES
 from assetgate.outcomes import OUTCOMES
+from assetgate.rules import RULES, about
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
 
     from assetgate.check import ErrorEntry, Overlap, Report, Summary
     from assetgate.gate import Verdict
@@ -721,84 +724,7 @@ def _notes(verdict: Verdict, *, mixed: bool) -> list[str]:
 _SARIF_SCHEMA: Final = "https://json.schemastore.org/sarif-2.1.0.json"
 _SARIF_VERSION: Final = "2.1.0"
 
-# rule id -> (level, short description, full description)
-_SARIF_RULES: Final[dict[str, tuple[str, str, str]]] = {
-    "offline": (
-        "error",
-        "Asset loads offline on the target",
-        "The target server loads the stored stream or consumer but keeps it offline (unsupported API level or config); it serves no messages until upgraded.",
-    ),
-    "degraded": (
-        "warning",
-        "Asset loads with fields dropped",
-        "The target server loads the asset but silently ignores stored fields it does not know, so the asset behaves differently than configured.",
-    ),
-    "unloadable": (
-        "error",
-        "Asset cannot be loaded",
-        "The target server cannot decode the stored config at all; the asset vanishes.",
-    ),
-    "detached": (
-        "error",
-        "Consumer not loaded because of its stream",
-        "The consumer itself is supported, but its stream is offline, does not load or is missing from the inventory, so the consumer is not loaded.",
-    ),
-    "unavailable": (
-        "error",
-        "Asset unavailable: its whole cluster is down",
-        "The target takes the asset's whole cluster down (see the cluster's outcome), so no JetStream request about any of its assets is answered.",
-    ),
-    "meta_unavailable": (
-        "error",
-        "Cluster JetStream unavailable after the change",
-        "Every node of the cluster fails to apply a stored meta entry, no meta leader is elected and every JetStream API request answers 503 (JetStream system temporarily unavailable).",
-    ),
-    "meta_state_lost": (
-        "error",
-        "Cluster starts without its JetStream state",
-        "The cluster serves, but its meta layer lists none of the stored assets.",
-    ),
-    "crash": (
-        "error",
-        "Cluster servers crash",
-        "The cluster's nodes panic and exit when they load the stored state; any node left has no meta leader.",
-    ),
-    "overlap": (
-        "error",
-        "Stream subjects overlap",
-        "Two streams of one account claim overlapping subjects on the target; offline streams keep their subjects, so creating or updating either one fails.",
-    ),
-    "record-error": (
-        "error",
-        "Inventory record could not be read",
-        "An inventory record is malformed; the asset it describes was not checked.",
-    ),
-    "ignored": (
-        "note",
-        "Inventory record ignored",
-        "An inventory record holds no stream or consumer to judge (another kind, a names-only reply, a pull record); it is listed with the reason.",
-    ),
-    "stamp_missing": (
-        "note",
-        "No required-level stamp",
-        "The config carries no _nats.req.level metadata (created before 2.11 or restored); servers stamp it on the next update.",
-    ),
-    "stamp_unparsable": (
-        "note",
-        "Unparsable required-level stamp",
-        "The _nats.req.level metadata is not an integer; servers treat the asset as unsupported or ignore the stamp, depending on the version.",
-    ),
-    "stamp_too_low": (
-        "warning",
-        "Required-level stamp below the features used",
-        "The _nats.req.level metadata is lower than the level the config's features need, so an older server would load it without those features.",
-    ),
-    "stamp_too_high": (
-        "note",
-        "Required-level stamp above the features used",
-        "The _nats.req.level metadata is higher than the level the config's features need, so older servers keep it offline although they could serve it.",
-    ),
-}
+_SARIF_INDEX: Final = {r.name: index for index, r in enumerate(RULES)}
 
 _SarifObject = dict[str, object]
 
@@ -816,14 +742,14 @@ def render_sarif(report: Report) -> str:
     """
     rules = [
         {
-            "id": rule,
-            "name": rule,
-            "shortDescription": {"text": short},
-            "fullDescription": {"text": full},
-            "defaultConfiguration": {"level": level},
-            "help": {"text": full},
+            "id": r.name,
+            "name": r.name,
+            "shortDescription": {"text": r.title},
+            "fullDescription": {"text": r.text},
+            "defaultConfiguration": {"level": r.level},
+            "help": {"text": r.text},
         }
-        for rule, (level, short, full) in _SARIF_RULES.items()
+        for r in RULES
     ]
     results = _sarif_results(report)
     log = {
@@ -831,13 +757,7 @@ def render_sarif(report: Report) -> str:
         "version": _SARIF_VERSION,
         "runs": [
             {
-                "tool": {
-                    "driver": {
-                        "name": "assetgate",
-                        "version": _version(),
-                        "rules": rules,
-                    }
-                },
+                "tool": {"driver": sarif_driver(rules)},
                 "columnKind": "unicodeCodePoints",
                 "results": results,
             }
@@ -891,7 +811,7 @@ def render_github(report: Report) -> str:
             justification = result["suppressions"][0]["justification"]  # type: ignore[index]
             message = f"{message} ({justification})"
         properties = [
-            f"title={_github_property(f'assetgate {rule}: ' + _SARIF_RULES[rule][1])}"
+            f"title={_github_property(f'assetgate {rule}: ' + about(rule).title)}"
         ]
         ident = _github_ident(result)
         if ident is not None and rule not in OUTCOMES:  # a cluster's names itself
@@ -955,8 +875,8 @@ def _result(
     fingerprint = hashlib.sha256(f"{rule}\x00{key}".encode()).hexdigest()
     result: _SarifObject = {
         "ruleId": rule,
-        "ruleIndex": list(_SARIF_RULES).index(rule),
-        "level": _SARIF_RULES[rule][0],
+        "ruleIndex": _SARIF_INDEX[rule],
+        "level": about(rule).level,
         "message": {"text": text},
         "locations": locations,
         "partialFingerprints": {"assetgate/v1": fingerprint},
@@ -1036,10 +956,39 @@ def _location(source: str | None, ident: str | None = None) -> _SarifObject:
     return location
 
 
-def _version() -> str:
+def sarif_driver(rules: Sequence[Mapping[str, object]]) -> _SarifObject:
+    """SARIF's ``tool.driver``: assetgate, its version, its home page and ``rules``.
+
+    ``informationUri`` is the package's ``Homepage`` project URL (``[project.urls]``
+    in ``pyproject.toml``); it is left out while the package declares none.
+    """
     from assetgate import __version__
 
-    return __version__
+    driver: _SarifObject = {"name": "assetgate", "version": __version__}
+    uri = home_page(_project_urls())
+    if uri is not None:
+        driver["informationUri"] = uri
+    driver["rules"] = list(rules)
+    return driver
+
+
+def home_page(project_urls: Iterable[str]) -> str | None:
+    """The ``Homepage`` URL among a distribution's ``Project-URL`` entries, if any."""
+    for entry in project_urls:
+        label, _, url = entry.partition(",")
+        if label.strip().lower().replace("-", "").replace("_", "") == "homepage":
+            return url.strip() or None
+    return None
+
+
+@functools.cache
+def _project_urls() -> tuple[str, ...]:
+    """The installed package's ``Project-URL`` metadata entries (none when not installed)."""
+    try:
+        metadata = importlib.metadata.metadata("assetgate")
+    except importlib.metadata.PackageNotFoundError:
+        return ()
+    return tuple(metadata.get_all("Project-URL") or ())
 
 
 def _relative(path: str) -> str:

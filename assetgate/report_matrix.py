@@ -24,7 +24,9 @@ from assetgate.report import (
     escape_markdown,
     escape_terminal,
     fit_markdown,
+    sarif_driver,
 )
+from assetgate.rules import about
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -32,14 +34,6 @@ if TYPE_CHECKING:
     from assetgate.matrix import Floor, Matrix, MatrixFinding, MatrixRow
 
 __all__ = ["render_matrix", "spans"]
-
-_LEVELS: Final = {
-    "degraded": "warning",
-    "stamp_missing": "note",
-    "stamp_unparsable": "note",
-    "stamp_too_low": "warning",
-    "stamp_too_high": "note",
-}
 
 
 def render_matrix(matrix: Matrix, fmt: str) -> str:
@@ -252,7 +246,7 @@ def _sarif(matrix: Matrix) -> str:
             "id": code.code,
             "name": code.rule,
             "shortDescription": {"text": code.title},
-            "defaultConfiguration": {"level": _LEVELS.get(code.rule, "error")},
+            "defaultConfiguration": {"level": about(code.rule).level},
             "helpUri": "docs/rules.md",
         }
         for code in CODES
@@ -269,7 +263,7 @@ def _sarif(matrix: Matrix) -> str:
         result: dict[str, object] = {
             "ruleId": finding.code,
             "ruleIndex": codes.index(finding.code),
-            "level": _LEVELS.get(finding.rule, "error"),
+            "level": about(finding.rule).level,
             "message": {"text": escape_terminal(text)},
             "locations": [
                 {"logicalLocations": [{"name": finding.asset, "kind": "resource"}]}
@@ -292,7 +286,7 @@ def _sarif(matrix: Matrix) -> str:
         "version": "2.1.0",
         "runs": [
             {
-                "tool": {"driver": {"name": "assetgate", "rules": rules}},
+                "tool": {"driver": sarif_driver(rules)},
                 "results": results,
             }
         ],
@@ -318,7 +312,7 @@ def _junit(matrix: Matrix) -> str:
         message = f"{finding.rule} on {where}: {finding.reason or ''}".rstrip(": ")
         if finding.accepted:
             _child(case, "skipped", message=f"accepted {finding.accepted}")
-        elif _LEVELS.get(finding.rule) != "note":
+        elif about(finding.rule).level != "note":
             _child(case, "failure", message=message, type=finding.code)
     _count(root, root.findall("testsuite"))
     ET.indent(root)

@@ -435,9 +435,9 @@ def test_acceptance_of_another_rule_matches_nothing(catalogue: Catalogue) -> Non
 
 
 _RULES_TEXT: Final = (
-    "online, offline, degraded, unloadable, detached, unavailable, stamp_missing, "
-    "stamp_unparsable, stamp_too_low, stamp_too_high, overlap, meta_unavailable, "
-    "meta_state_lost, crash, record-error, ignored, *"
+    "online, offline, degraded, unloadable, detached, unavailable, meta_unavailable, "
+    "meta_state_lost, crash, overlap, record-error, ignored, stamp_missing, "
+    "stamp_unparsable, stamp_too_low, stamp_too_high, *"
 )
 
 
@@ -482,7 +482,7 @@ _DEMO_DEFAULT_FINDINGS: Final = [
     "offline: east/$G/S_SCHED",
     "offline: east/$G/S_SRCCONS",
     "unloadable: west/$G/RAFT_TAP",
-    f"error: {DEMO}:30",
+    f"record-error: {DEMO}:30",
 ]
 
 
@@ -508,7 +508,9 @@ _DEMO_DEFAULT_FINDINGS: Final = [
                 "stamp_too_high: east/$G/S_FORGED",
             ],
         ),
-        (("errors",), [f"error: {DEMO}:30"]),
+        (("record-error",), [f"record-error: {DEMO}:30"]),
+        (("errors",), [f"record-error: {DEMO}:30"]),
+        (("overlap",), []),
         (("overlaps",), []),
         ((), []),
     ],
@@ -517,8 +519,10 @@ _DEMO_DEFAULT_FINDINGS: Final = [
         "detached",
         "stamp-missing",
         "stamp-too-high",
-        "errors",
+        "record-error",
+        "errors-older-spelling",
         "no-overlaps",
+        "no-overlaps-older-spelling",
         "empty",
     ],
 )

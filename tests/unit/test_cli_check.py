@@ -79,9 +79,9 @@ def test_unknown_target_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> 
             [DEMO, "--target", "2.11.11", "--accept", "bogus:*"],
             (
                 "invalid acceptance: 'bogus:*' (use RULE:ASSET, RULE one of online, offline, "
-                "degraded, unloadable, detached, unavailable, stamp_missing, stamp_unparsable, "
-                "stamp_too_low, stamp_too_high, overlap, meta_unavailable, meta_state_lost, "
-                "crash, record-error, ignored, *)"
+                "degraded, unloadable, detached, unavailable, meta_unavailable, meta_state_lost, "
+                "crash, overlap, record-error, ignored, stamp_missing, stamp_unparsable, "
+                "stamp_too_low, stamp_too_high, *)"
             ),
         ),
     ],

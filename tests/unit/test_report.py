@@ -27,12 +27,14 @@ from assetgate.report import (
     _split_source,
     escape_markdown,
     escape_terminal,
+    home_page,
     render,
     render_json,
     render_junit,
     render_markdown,
     render_sarif,
     render_text,
+    sarif_driver,
 )
 from tests.conftest import REPO
 
@@ -656,6 +658,51 @@ def test_sarif_names_the_tool_version_rule_help_and_relative_paths(
         for r in results
     }
     assert uris == {"inv/fleet.jsonl"}
+
+
+@pytest.mark.parametrize(
+    ("entries", "expected"),
+    [
+        ((), None),
+        (("Source, https://example.org/src",), None),
+        (
+            ("Source, https://example.org/src", "Homepage, https://example.org/ag"),
+            "https://example.org/ag",
+        ),
+        (("home-page , https://example.org/h ",), "https://example.org/h"),
+        (("Homepage,",), None),
+    ],
+    ids=["none", "no-homepage", "homepage", "normalised-label", "empty-url"],
+)
+def test_home_page_is_the_homepage_project_url(
+    entries: tuple[str, ...], expected: str | None
+) -> None:
+    """SARIF's informationUri is the package's Homepage project URL, when it has one."""
+    assert home_page(entries) == expected
+
+
+def test_sarif_driver_of_check_and_matrix_alike(catalogue: Catalogue) -> None:
+    """The check and matrix SARIF logs name the same tool: name, version, home page."""
+    from assetgate.matrix import check_matrix
+    from assetgate.report_matrix import render_matrix
+
+    demo = REPO / "fixtures/inventories/demo.jsonl"
+    single = json.loads(
+        render(check([demo], target="2.12.8", catalogue=catalogue), "sarif")
+    )
+    matrix = json.loads(
+        render_matrix(
+            check_matrix([demo], releases="2.12.0..2.12.8", catalogue=catalogue),
+            "sarif",
+        )
+    )
+    drivers = [
+        {k: v for k, v in log["runs"][0]["tool"]["driver"].items() if k != "rules"}
+        for log in (single, matrix)
+    ]
+    tool = {k: v for k, v in sarif_driver([]).items() if k != "rules"}
+    assert drivers == [tool, tool]
+    assert set(drivers[0]) <= {"name", "version", "informationUri"}
 
 
 def test_junit_cases_carry_file_line_time_and_a_failure_body(
