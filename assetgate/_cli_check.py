@@ -45,6 +45,7 @@ from assetgate.rules import (
     NO_ASSETS,
     canonical,
 )
+from assetgate.wire import DECODE_FAILURES
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -174,7 +175,7 @@ def run_check(args: argparse.Namespace, catalogue: Catalogue) -> int:
     if args.verify_plan:
         try:
             plan = msgspec.json.decode(Path(args.verify_plan).read_bytes(), type=Plan)
-        except (OSError, msgspec.DecodeError, msgspec.ValidationError) as exc:
+        except (OSError, *DECODE_FAILURES) as exc:
             msg = f"cannot read plan {args.verify_plan!r}: {exc}"
             raise UsageError(msg) from None
         targets = {"*": plan.target.default} if plan.target.default else {}

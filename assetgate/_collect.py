@@ -34,7 +34,7 @@ from assetgate.outcomes import (
     cluster_outcomes,
     health_failures,
 )
-from assetgate.subjects import find_overlaps
+from assetgate.subjects import KEEP_SUBJECTS, find_overlaps
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -43,12 +43,9 @@ if TYPE_CHECKING:
 
 AccountKey = tuple[str, str]  # (cluster, account)
 Collision = tuple[str, str, str, str]  # stream, its subject, other stream, its subject
-# the states in which a stream keeps its subjects (an offline one too, on the server)
-KEEP_SUBJECTS: Final = frozenset({"online", "degraded", "offline"})
 
 __all__ = [
     "DEFAULT_CLUSTER",
-    "KEEP_SUBJECTS",
     "Acceptance",
     "CatalogueInfo",
     "Collector",

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from assetgate.decode import is_zero_time
 from assetgate.model import CONFIG_STRUCT
+from assetgate.wire import GO_ZERO_TIME
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -32,12 +33,11 @@ __all__ = ["Features", "features_for", "hazard_function", "level_function"]
 Features = tuple[int, str]  # (required level, earliest release)
 
 _IDENT: Final = re.compile(r"[a-z_][a-z0-9_]*")
-_ZERO_TIME: Final = "0001-01-01T00:00:00Z"
 
 
 def _time_set(value: str | None) -> bool:
     """A ``*time.Time`` counts as set when non-nil and not Go's zero instant."""
-    return value is not None and value != _ZERO_TIME and not is_zero_time(value)
+    return value is not None and value != GO_ZERO_TIME and not is_zero_time(value)
 
 
 _CACHE: dict[tuple[str, str, str], Callable[[Any], Features]] = {}

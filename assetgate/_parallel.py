@@ -32,6 +32,7 @@ from assetgate.inventory import (
     too_long_error,
 )
 from assetgate.subjects import find_overlaps
+from assetgate.wire import FAST_DECODE_FAILURES
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -201,7 +202,7 @@ def _whole_value(line: bytes) -> bool:
         return False
     try:
         msgspec.json.decode(text)
-    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
+    except FAST_DECODE_FAILURES:
         return False
     return True
 

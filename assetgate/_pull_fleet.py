@@ -36,6 +36,7 @@ from assetgate._pull_common import (
 )
 from assetgate.inventory import Asset, RecordError, read_records
 from assetgate.version import parse_version
+from assetgate.wire import DECODE_FAILURES
 
 if TYPE_CHECKING:
     import ssl
@@ -168,7 +169,7 @@ async def _pull_system(
     for data in replies:
         try:
             server = _REPLY.decode(data).server
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        except DECODE_FAILURES as exc:
             result.problems.append(f"a server's reply cannot be read: {exc}")
             continue
         views.append(_ServerJsz(server.name, server.cluster, server.ver, data))

@@ -17,8 +17,9 @@ import msgspec
 from assetgate.check import DEFAULT_CLUSTER, Collector, iter_records
 from assetgate.gate import Verdict
 from assetgate.levels import Catalogue, ServerProfile, load_catalogue
-from assetgate.subjects import SubjectIndex
+from assetgate.subjects import KEEP_SUBJECTS, SubjectIndex, claimed_subjects
 from assetgate.validate import ApiError, Validation, validate
+from assetgate.wire import DEFAULT_ACCOUNT, FAST_DECODE_FAILURES
 
 if TYPE_CHECKING:
     import os
@@ -26,7 +27,8 @@ if TYPE_CHECKING:
 
     from assetgate.gate import Mode
     from assetgate.inventory import Asset
-    from assetgate.validate import AssetKind, Operation
+    from assetgate.validate import Operation
+    from assetgate.wire import AssetKind
 
 __all__ = ["Admission", "Conflict", "admit"]
 
@@ -65,7 +67,7 @@ def admit(
     kind: AssetKind,
     target: str,
     op: Operation = "create",
-    account: str = "$G",
+    account: str = DEFAULT_ACCOUNT,
     cluster: str | None = None,
     stream: str | None = None,
     mode: Mode = "cluster",
@@ -166,12 +168,7 @@ def _view(config: bytes | str | Mapping[str, Any]) -> _View:
     raw = config if isinstance(config, bytes | str) else msgspec.json.encode(config)
     try:
         return msgspec.json.decode(raw, type=_View)
-    except (
-        msgspec.DecodeError,
-        msgspec.ValidationError,
-        UnicodeDecodeError,
-        RecursionError,
-    ):
+    except FAST_DECODE_FAILURES:
         return _View()
 
 
@@ -182,11 +179,9 @@ def _name(config: bytes | str | Mapping[str, Any]) -> str:
 
 def _subjects(config: bytes | str | Mapping[str, Any]) -> tuple[str, ...]:
     view = _view(config)
-    if view.subjects:
-        return tuple(view.subjects)
-    if view.mirror is None and not view.sources:
-        return (view.name,)  # a stream with no subjects claims its name
-    return ()
+    return claimed_subjects(
+        view.subjects, name=view.name, mirror=view.mirror, sources=view.sources
+    )
 
 
 def _existing_config(
@@ -223,7 +218,7 @@ def _conflicts(
         if (c, a) != (cluster, account) or stream == name:
             continue
         verdict = verdicts.get((c, a, stream, "stream", stream))
-        if verdict is None or verdict.state not in {"online", "degraded", "offline"}:
+        if verdict is None or verdict.state not in KEEP_SUBJECTS:
             continue  # an unloadable stream gives no protection
         states[stream] = verdict.state
         for subject in judged.subjects:

@@ -29,6 +29,7 @@ from assetgate.levels import build_catalogue, checksum_text, describe, load_cata
 from assetgate.report import ReportFormat, escape_terminal
 from assetgate.schema import SCHEMAS, json_schema
 from assetgate.validate import Validation, validate
+from assetgate.wire import DEFAULT_ACCOUNT
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -164,7 +165,9 @@ def build_parser() -> argparse.ArgumentParser:
         "overlaps (400/10065) and offline streams or consumers (500/10194, 10195)",
     )
     val.add_argument(
-        "--account", default="$G", help="the account of the request (with --inventory)"
+        "--account",
+        default=DEFAULT_ACCOUNT,
+        help="the account of the request (with --inventory)",
     )
     val.add_argument(
         "--cluster",

@@ -32,6 +32,7 @@ import msgspec
 
 from assetgate import _goscan
 from assetgate.model import INT_BOUNDS, UINT64_MAX, flat_fields, struct_type
+from assetgate.wire import FAST_DECODE_FAILURES, GO_ZERO_TIME
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -42,9 +43,11 @@ __all__ = ["Context", "Decoded", "decode", "fast_path"]
 
 Context = Literal["request", "stored"]
 
-MAX_DOCUMENT_BYTES: Final = (
-    64 * 1024 * 1024
-)  # the server's max_payload is 1 MiB by default
+MAX_CONFIG_BYTES: Final = 64 * 1024 * 1024
+"""The largest config decoded: a create or update reaches the server in one message,
+and ``max_payload`` is 1 MiB by default and can be set to 64 MiB at most, so the server
+never decodes a larger config. (An inventory *file* may hold larger documents, such as
+a ``/jsz`` dump of many configs: :data:`assetgate.inventory.MAX_CONFIG_BYTES`.)"""
 
 
 class Decoded(msgspec.Struct, frozen=True, kw_only=True, gc=False):
@@ -93,7 +96,7 @@ def decode(
     fast = _fast_decoder(line, struct)
     try:
         config = fast.decode(data)
-    except _FAST_FAILURES:
+    except FAST_DECODE_FAILURES:
         unknown = _unknown_fields_only(data, line, struct)
         if unknown is not None:
             return unknown
@@ -141,7 +144,7 @@ def _unknown_fields_only(
     try:
         config = lenient.decode(data)
         document = msgspec.json.decode(data)
-    except _FAST_FAILURES:
+    except FAST_DECODE_FAILURES:
         return None
     if not isinstance(document, dict) or not _post_checks_pass(config, line, struct):
         return None
@@ -207,12 +210,6 @@ def _collect_unknown(
 _FAST: dict[tuple[str, str], msgspec.json.Decoder[Any]] = {}
 # msgspec refuses what Go may still accept: invalid UTF-8 (Go substitutes U+FFFD),
 # nesting beyond its recursion limit (Go allows 10,000 levels), odd spellings.
-_FAST_FAILURES: Final = (
-    msgspec.DecodeError,
-    msgspec.ValidationError,
-    UnicodeDecodeError,
-    RecursionError,
-)
 
 
 def fast_path(line: ReleaseLine, struct: str) -> Callable[[bytes | str], Any | None]:
@@ -226,7 +223,7 @@ def fast_path(line: ReleaseLine, struct: str) -> Callable[[bytes | str], Any | N
     check = _CHECKS.get(key)
     if check is None:
         check = _CHECKS[key] = _build_check(line, struct)
-    errors = _FAST_FAILURES
+    errors = FAST_DECODE_FAILURES
     passes = check
 
     def run(data: bytes | str) -> Any | None:
@@ -431,7 +428,6 @@ _PARSER: Final = json.JSONDecoder(
 )
 
 
-_ZERO_TIME: Final = "0001-01-01T00:00:00Z"
 _NO_VALUE: Final = object()
 
 
@@ -458,10 +454,8 @@ class _Exact:
         self.top = struct
         self.raw = raw
         self.has_escapes = b"\\" in raw
-        if len(raw) > MAX_DOCUMENT_BYTES:
-            message = (
-                f"document too large: {len(raw)} bytes (limit {MAX_DOCUMENT_BYTES})"
-            )
+        if len(raw) > MAX_CONFIG_BYTES:
+            message = f"document too large: {len(raw)} bytes (limit {MAX_CONFIG_BYTES})"
             return Decoded(config=None, strict_error=message, lenient_error=message)
         text = raw.decode("utf-8", "assetgate-go")
         values, problem = _parse_values(text, raw, stream=context == "request")
@@ -939,7 +933,7 @@ class _Closing:
 
 def _is_json_zero(item: Any) -> bool:
     """Whether a value is a JSON zero (false, 0, "", null, [], {}, Go's zero time)."""
-    if item is None or item is False or item == 0 or item in ("", _ZERO_TIME):
+    if item is None or item is False or item == 0 or item in ("", GO_ZERO_TIME):
         return True
     if isinstance(item, _Float):
         return float(item) == 0

@@ -29,6 +29,8 @@ from assetgate.metadata import (
     supports_required_level,
 )
 from assetgate.model import CONFIG_STRUCT
+from assetgate.subjects import claimed_subjects
+from assetgate.wire import FAST_DECODE_FAILURES, AssetKind
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -103,7 +105,7 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     source: str
     cluster: str
     account: str
-    kind: Literal["stream", "consumer"]
+    kind: AssetKind
     stream: str
     name: str
     state: State
@@ -392,9 +394,12 @@ def _judged(  # noqa: PLR0917 - the parts of one judgement
     subjects: tuple[str, ...] = ()
     if asset.kind == "stream" and decoded.config is not None:
         config = decoded.config
-        subjects = tuple(config.subjects or ())
-        if not subjects and config.mirror is None and not config.sources:
-            subjects = (config.name or asset.name,)
+        subjects = claimed_subjects(
+            config.subjects,
+            name=config.name or asset.name,
+            mirror=config.mirror,
+            sources=config.sources,
+        )
     return Judged(verdict=verdict, subjects=subjects)
 
 
@@ -594,12 +599,7 @@ class _MetadataView(msgspec.Struct):
 def _raw_stamp(asset: Asset) -> str | None:
     try:
         view = msgspec.json.decode(asset.config, type=_MetadataView)
-    except (
-        msgspec.DecodeError,
-        msgspec.ValidationError,
-        UnicodeDecodeError,
-        RecursionError,
-    ):
+    except FAST_DECODE_FAILURES:
         return None
     return (view.metadata or {}).get(REQUIRED_LEVEL_KEY)
 

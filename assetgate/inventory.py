@@ -44,6 +44,14 @@ from typing import (
 import msgspec
 from msgspec.json import Decoder as _Decoder
 
+from assetgate.wire import (
+    DECODE_FAILURES,
+    DEFAULT_ACCOUNT,
+    FAST_DECODE_FAILURES,
+    GO_ZERO_TIME,
+    AssetKind,
+)
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
 
@@ -63,8 +71,6 @@ __all__ = [
     "too_long",
     "too_long_error",
 ]
-
-AssetKind = Literal["stream", "consumer"]
 
 
 class Asset(msgspec.Struct, frozen=True, kw_only=True, gc=False):
@@ -88,7 +94,7 @@ class Asset(msgspec.Struct, frozen=True, kw_only=True, gc=False):
 
     source: str
     cluster: str = ""
-    account: str = "$G"
+    account: str = DEFAULT_ACCOUNT
     kind: AssetKind
     stream: str
     name: str
@@ -124,13 +130,16 @@ InventoryEntry: TypeAlias = Asset | RecordError | Ignored
 
 # Limits, documented in read_inventory's docstring.
 MAX_LINE_BYTES: Final = 64 * 1024 * 1024
+"""A JSON Lines record holds one config, which the server never takes above 64 MiB
+(:data:`assetgate.decode.MAX_CONFIG_BYTES`)."""
 MAX_DOCUMENT_BYTES: Final = 512 * 1024 * 1024
+"""A file read as JSON documents (pretty ``/jsz`` dumps, concatenated INFO replies) is
+read whole: one document may hold many configs, so the cap is a memory bound, not a
+server limit."""
 _SKIP_CHUNK: Final = 1024 * 1024
 _BOM: Final = b"\xef\xbb\xbf"
 _JSON_SPACE: Final = b" \t\r\n"
 _TRUNCATED: Final = "Input data was truncated"
-_GO_ZERO_TIME: Final = "0001-01-01T00:00:00Z"
-_DEFAULT_ACCOUNT: Final = "$G"
 _JSZ_HINT: Final = "request /jsz?accounts=true&streams=true&consumers=true&config=true"
 _API: Final = "io.nats.jetstream.api.v1."
 # records ``assetgate pull`` writes besides assets (read by ``check --compare-observed``)
@@ -275,7 +284,7 @@ class _Context:
     """Defaults an enclosing document gives its entries."""
 
     cluster: str = ""
-    account: str = _DEFAULT_ACCOUNT
+    account: str = DEFAULT_ACCOUNT
     server_version: str | None = None
 
 
@@ -662,7 +671,7 @@ def _with_lone_surrogates(data: bytes) -> _Record | list[msgspec.Raw] | None:
     buffer = _as_go_reads(data, lone)
     try:
         decoded = _ANY.decode(buffer)
-    except (msgspec.ValidationError, msgspec.DecodeError):
+    except DECODE_FAILURES:
         return None
     for start in lone:  # the same length: the raw values now show the original
         buffer[start : start + len(_FFFD)] = data[start : start + len(_FFFD)]
@@ -803,12 +812,6 @@ class _Canonical(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 _CANONICAL: Final = msgspec.json.Decoder(_Canonical)
-_FAST_FAILURES: Final = (
-    msgspec.DecodeError,
-    msgspec.ValidationError,
-    UnicodeDecodeError,
-    RecursionError,
-)
 
 
 def _fast_canonical(data: bytes, source: str) -> Asset | None:
@@ -825,7 +828,7 @@ def _fast_canonical(data: bytes, source: str) -> Asset | None:
         if record.kind not in {"stream", "consumer"} or not config.startswith(b"{"):
             return None
         names = _CONFIG_NAMES.decode(config)
-    except _FAST_FAILURES:
+    except FAST_DECODE_FAILURES:
         return None
     if record.kind == "stream":
         if not names.name or (record.stream and record.stream != names.name):
@@ -838,7 +841,7 @@ def _fast_canonical(data: bytes, source: str) -> Asset | None:
     return Asset(
         source=source,
         cluster=record.cluster,
-        account=record.account or _DEFAULT_ACCOUNT,
+        account=record.account or DEFAULT_ACCOUNT,
         kind="stream" if record.kind == "stream" else "consumer",
         stream=stream,
         name=name,
@@ -879,7 +882,7 @@ def _unknown_canonical_key(data: bytes) -> str | None:
     try:
         keys = _TOP_KEYS.decode(_as_go_reads(data, _lone_surrogates(data)))
         kind = msgspec.json.decode(keys["kind"]) if "kind" in keys else None
-    except _FAST_FAILURES:
+    except FAST_DECODE_FAILURES:
         return None
     if not isinstance(kind, str) or kind not in {"stream", "consumer"}:
         return None
@@ -940,7 +943,7 @@ def _canonical(record: _Record, source: str, path: str) -> InventoryEntry:
     return Asset(
         source=source,
         cluster=_text(record.cluster, f"{path}.cluster") or "",
-        account=_text(record.account, f"{path}.account") or _DEFAULT_ACCOUNT,
+        account=_text(record.account, f"{path}.account") or DEFAULT_ACCOUNT,
         kind="stream" if kind == "stream" else "consumer",
         stream=stream,
         name=name,
@@ -1158,7 +1161,7 @@ def _read_jsz(
         except _Malformed as exc:
             out.append(RecordError(source=sources.next(), message=str(exc)))
             continue
-        account_context = dataclasses.replace(context, account=name or _DEFAULT_ACCOUNT)
+        account_context = dataclasses.replace(context, account=name or DEFAULT_ACCOUNT)
         for index, raw in enumerate(streams):
             item_path = f"{account_path}.stream_detail[{index}]"
             _read_stream_detail(raw, sources, item_path, account_context, out)
@@ -1285,7 +1288,7 @@ def _text(raw: _Field, path: str) -> str | None:
 
 def _created(raw: _Field, path: str) -> str | None:
     created = _text(raw, path)
-    return None if created == _GO_ZERO_TIME else created  # Go's zero time: unknown
+    return None if created == GO_ZERO_TIME else created  # Go's zero time: unknown
 
 
 def _cluster(raw: _Field, path: str) -> str:

@@ -20,6 +20,7 @@ from packaging.version import Version
 
 from assetgate.errors import CatalogueError, InvalidServerVersion, UnknownServerVersion
 from assetgate.version import ServerVersion, parse_version
+from assetgate.wire import AssetKind  # noqa: TC001 (msgspec reads it at run time)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -53,7 +54,6 @@ Outcome = Literal["ok", "crash", "meta_unavailable", "meta_state_lost"]
 MixedNode = Literal["exits", "stale"]
 """What a node of this release does with an entry it cannot apply while another
 release leads the meta layer: ``exits`` (panics) or ``stale`` (falls behind)."""
-AssetKind = Literal["stream", "consumer"]
 Phase = Literal["create", "load", "store", "note"]
 
 _CHECKSUMS: Final = "CHECKSUMS"

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
 
 import msgspec
 
+from assetgate.wire import GO_ZERO_TIME
+
 if TYPE_CHECKING:
     from assetgate.levels import ReleaseLine
 
@@ -104,7 +106,7 @@ def _annotation(
     simple: dict[str, tuple[Any, Any]] = {
         "string": (str, ""),
         "bool": (bool, False),
-        "time": (str, "0001-01-01T00:00:00Z"),
+        "time": (str, GO_ZERO_TIME),
         "*time": (str | None, None),
         "[]string": (list[str] | None, None),
         "[]duration": (

@@ -27,6 +27,7 @@ import msgspec
 
 from assetgate.gate import asset_id
 from assetgate.report import escape_markdown, escape_terminal
+from assetgate.wire import DECODE_FAILURES, DEFAULT_ACCOUNT
 
 if TYPE_CHECKING:
     import os
@@ -91,7 +92,7 @@ class Observations:
             )
             self.covered.add((record.cluster, None))
         elif record.kind in {"stream", "consumer"}:
-            account = record.account or "$G"
+            account = record.account or DEFAULT_ACCOUNT
             name = record.stream if record.kind == "stream" else record.name
             key = (record.cluster, account, record.kind, record.stream, name)
             self.assets[key] = record
@@ -144,7 +145,7 @@ def read_observations(paths: Sequence[str | os.PathLike[str]]) -> Observations:
                     continue
                 try:
                     out.add(_DECODER.decode(line))
-                except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                except DECODE_FAILURES as exc:
                     out.errors.append(f"{path}:{number}: {exc}")
     return out
 

@@ -52,6 +52,7 @@ from assetgate._pull_common import (
 )
 from assetgate._pull_fleet import pull_monitor, pull_system
 from assetgate.inventory import TRANSIENT_ERR_CODES
+from assetgate.wire import DEFAULT_ACCOUNT
 
 if TYPE_CHECKING:
     from nats.aio.client import Client as NatsClient
@@ -142,9 +143,9 @@ async def _account_name(nc: NatsClient, given: str | None, request_s: float) -> 
     try:  # every user may ask which account it is in (nats-server 2.10+)
         msg = await nc.request("$SYS.REQ.USER.INFO", b"", timeout=request_s)
         data = json.loads(msg.data).get("data") or {}
-        return str(data.get("account") or "$G")
+        return str(data.get("account") or DEFAULT_ACCOUNT)
     except Exception:  # noqa: BLE001 - older servers or no permission: the default
-        return "$G"
+        return DEFAULT_ACCOUNT
 
 
 async def _pull_account(

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Final, Literal
 
 import msgspec
 
+from assetgate.wire import DECODE_FAILURES
+
 if TYPE_CHECKING:
     import os
     from collections.abc import Iterable
@@ -94,7 +96,7 @@ def servers_in_lines(lines: Iterable[bytes]) -> PulledServers:
             break
         try:
             record = _SERVER.decode(line)
-        except (msgspec.DecodeError, msgspec.ValidationError):
+        except DECODE_FAILURES:
             break
         if record.kind != "server":
             break

@@ -15,7 +15,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from assetgate.levels import Catalogue
-    from assetgate.validate import AssetKind, Operation
+    from assetgate.validate import Operation
+    from assetgate.wire import AssetKind
 
 __all__ = ["stamp"]
 

@@ -19,13 +19,39 @@ from typing import TYPE_CHECKING, Final
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
 
-__all__ = ["SubjectIndex", "find_overlaps", "is_subset_match", "subjects_collide"]
+__all__ = [
+    "KEEP_SUBJECTS",
+    "SubjectIndex",
+    "claimed_subjects",
+    "find_overlaps",
+    "is_subset_match",
+    "subjects_collide",
+]
 
 _PWC: Final = "*"
 _FWC: Final = ">"
 _SEP: Final = "."
 
 _Entry = tuple[str, str]
+
+KEEP_SUBJECTS: Final = frozenset({"online", "degraded", "offline"})
+"""The states in which a stream keeps its subjects on the server (an offline one too):
+only such streams take part in overlaps."""
+
+
+def claimed_subjects(
+    subjects: Sequence[str] | None, *, name: str, mirror: object, sources: object
+) -> tuple[str, ...]:
+    """The subjects a stream claims: its own, or else its name.
+
+    A stream with no subjects, no mirror and no sources gets its name as its subject
+    (the server's default for it); a mirror or a sourcing stream claims none.
+    """
+    if subjects:
+        return tuple(subjects)
+    if mirror is None and not sources:
+        return (name,)
+    return ()
 
 
 def subjects_collide(a: str, b: str) -> bool:

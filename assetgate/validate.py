@@ -40,13 +40,13 @@ from assetgate.metadata import (
 )
 from assetgate.model import CONFIG_STRUCT
 from assetgate.version import ServerVersion
+from assetgate.wire import AssetKind  # noqa: TC001 (msgspec reads it at run time)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
 __all__ = ["ApiError", "ServerInfo", "Validation", "validate"]
 
-AssetKind = Literal["stream", "consumer"]
 Operation = Literal["create", "update"]
 Mode = Literal["single", "cluster"]
 

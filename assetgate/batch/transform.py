@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 import msgspec
 
 from assetgate._collect import (
-    KEEP_SUBJECTS,
     asset_hash,
     judge_asset,
     target_profile,
@@ -46,7 +45,7 @@ from assetgate.inventory import (
     too_long_error,
 )
 from assetgate.levels import Catalogue, ServerProfile  # noqa: TC001 (Struct fields)
-from assetgate.subjects import find_overlaps
+from assetgate.subjects import KEEP_SUBJECTS, find_overlaps
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator

@@ -15,7 +15,7 @@ from assetgate.metadata import required_level
 
 if TYPE_CHECKING:
     from assetgate.levels import Catalogue
-    from assetgate.validate import AssetKind
+    from assetgate.wire import AssetKind
 
 
 class RuleRow(NamedTuple):

@@ -26,7 +26,7 @@ from assetgate.metadata import (
 
 if TYPE_CHECKING:
     from assetgate.levels import Catalogue
-    from assetgate.validate import AssetKind
+    from assetgate.wire import AssetKind
 
 
 @pytest.mark.parametrize(

@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from assetgate.inventory import AssetKind
     from assetgate.levels import Catalogue
+    from assetgate.wire import AssetKind
 
 FLOW_ERROR: Final = 'can not unmarshal "\\"flow_control\\""'
 META_REASON: Final = f"Error applying JetStream cluster entries: {FLOW_ERROR}"

@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from assetgate.inventory import AssetKind
     from assetgate.levels import Catalogue
+    from assetgate.wire import AssetKind
 
 COUNTER_REASON: Final = 'unsupported - config error: unknown field "allow_msg_counter"'
 PANIC: Final = (

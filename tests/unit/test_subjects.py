@@ -8,7 +8,12 @@ from functools import cache
 
 import pytest
 
-from assetgate.subjects import SubjectIndex, find_overlaps, subjects_collide
+from assetgate.subjects import (
+    SubjectIndex,
+    claimed_subjects,
+    find_overlaps,
+    subjects_collide,
+)
 
 # Section 5 of the reference: computed by compiling nats-server v2.12.15's function.
 VECTORS: list[tuple[str, str, bool]] = [
@@ -393,3 +398,27 @@ def test_find_overlaps_agrees_with_all_pairs(seed: int) -> None:
     actual = find_overlaps(streams)
     expected = _reference_overlaps(streams)
     assert actual == expected
+
+
+@pytest.mark.parametrize(
+    ("subjects", "mirror", "sources", "expected"),
+    [
+        (["a", "b.>"], None, None, ("a", "b.>")),
+        (None, None, None, ("S",)),
+        ([], None, [], ("S",)),
+        (None, {"name": "M"}, None, ()),
+        (None, None, [{"name": "O"}], ()),
+        (["a"], {"name": "M"}, None, ("a",)),
+    ],
+    ids=["own", "none", "empty", "mirror", "sources", "mirror-with-subjects"],
+)
+def test_claimed_subjects(
+    subjects: list[str] | None,
+    mirror: object,
+    sources: object,
+    expected: tuple[str, ...],
+) -> None:
+    """A stream claims its subjects, or its name when it has none and copies nothing."""
+    assert (
+        claimed_subjects(subjects, name="S", mirror=mirror, sources=sources) == expected
+    )

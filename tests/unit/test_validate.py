@@ -15,7 +15,8 @@ from assetgate import ApiError, ServerInfo, validate
 
 if TYPE_CHECKING:
     from assetgate.levels import Catalogue
-    from assetgate.validate import AssetKind, Operation
+    from assetgate.validate import Operation
+    from assetgate.wire import AssetKind
 
 _INVALID = "invalid JSON"
 _VERSIONS_2_11_UP = ["2.11.11", "2.12.8", "2.14.6", "2.15.1"]
