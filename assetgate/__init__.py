@@ -5,9 +5,8 @@ The public API is re-exported here; nothing in this package imports Spark.
 
 from __future__ import annotations
 
-from assetgate.admission import Admission, Conflict, admit
-from assetgate.check import Report, check
-from assetgate.decode import Decoded, decode
+from assetgate.catalogue.levels import Catalogue, ServerProfile, load_catalogue
+from assetgate.decoding.decode import Decoded, decode
 from assetgate.errors import (
     AssetgateError,
     CatalogueError,
@@ -17,18 +16,20 @@ from assetgate.errors import (
     InvalidSubject,
     UnknownServerVersion,
 )
-from assetgate.gate import Verdict
-from assetgate.inventory import Asset, Ignored, RecordError
-from assetgate.levels import Catalogue, ServerProfile, load_catalogue
-from assetgate.metadata import (
+from assetgate.inventory.read import Asset, Ignored, RecordError
+from assetgate.judge.gate import Verdict
+from assetgate.judge.metadata import (
     go_atoi,
     header_accepted,
     required_level,
     supports_required_level,
 )
-from assetgate.stamp import stamp
-from assetgate.subjects import SubjectIndex, find_overlaps, subjects_collide
-from assetgate.validate import ApiError, ServerInfo, Validation, validate
+from assetgate.judge.subjects import SubjectIndex, find_overlaps, subjects_collide
+from assetgate.requests.admission import Admission, Conflict, admit
+from assetgate.requests.stamp import stamp
+from assetgate.requests.validate import ApiError, ServerInfo, Validation, validate
+from assetgate.run.check import Report, check
+from assetgate.run.matrix import Matrix, check_matrix
 from assetgate.version import ServerVersion, parse_version
 
 __version__ = "0.1.0.dev0"
@@ -47,6 +48,7 @@ __all__ = [
     "InvalidConfig",
     "InvalidServerVersion",
     "InvalidSubject",
+    "Matrix",
     "RecordError",
     "Report",
     "ServerInfo",
@@ -59,6 +61,7 @@ __all__ = [
     "__version__",
     "admit",
     "check",
+    "check_matrix",
     "decode",
     "find_overlaps",
     "go_atoi",

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from assetgate.cli import main
+from assetgate.cli.main import main
 
 raise SystemExit(main())

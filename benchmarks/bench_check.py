@@ -54,11 +54,11 @@ except ModuleNotFoundError:  # run as a script: benchmarks/ is the first path en
     from benchmarks import gen_inventory
     from benchmarks.provenance import source_state
 
-from assetgate.check import Report, check
-from assetgate.levels import load_catalogue
+from assetgate.catalogue.levels import load_catalogue
+from assetgate.run.check import Report, check
 
 if TYPE_CHECKING:
-    from assetgate.gate import Mode
+    from assetgate.judge.gate import Mode
 
 REPO: Final = Path(__file__).resolve().parents[1]
 

@@ -33,9 +33,9 @@ except ModuleNotFoundError:  # run as a script: benchmarks/ is the first path en
 
 _CHILD: Final = """
 import sys, time
-from assetgate import configchecks, gate
-from assetgate.check import check
-from assetgate.levels import load_catalogue
+from assetgate.judge import configchecks, gate
+from assetgate.run.check import check
+from assetgate.catalogue.levels import load_catalogue
 path, target, mode, checks = sys.argv[1:5]
 if checks == "off":
     gate.load_checker = lambda *args: None

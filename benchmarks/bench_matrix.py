@@ -31,9 +31,9 @@ except ModuleNotFoundError:  # run as a script: benchmarks/ is the first path en
 
 _CHILD: Final = """
 import resource, sys, time
-from assetgate.check import check
-from assetgate.levels import load_catalogue
-from assetgate.matrix import check_matrix
+from assetgate.run.check import check
+from assetgate.catalogue.levels import load_catalogue
+from assetgate.run.matrix import check_matrix
 path, target, mode, what = sys.argv[1:5]
 catalogue = load_catalogue()
 start = time.perf_counter()

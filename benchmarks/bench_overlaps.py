@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 try:
-    from assetgate.subjects import find_overlaps, subjects_collide
+    from assetgate.judge.subjects import find_overlaps, subjects_collide
 except ModuleNotFoundError:  # not installed: run from a checkout
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from assetgate.subjects import find_overlaps, subjects_collide
+    from assetgate.judge.subjects import find_overlaps, subjects_collide
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

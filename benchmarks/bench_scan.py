@@ -26,8 +26,8 @@ import time
 from pathlib import Path
 
 from assetgate.batch.job import build_session, scan
-from assetgate.check import _usable_cores
-from assetgate.levels import load_catalogue
+from assetgate.catalogue.levels import load_catalogue
+from assetgate.run.check import _usable_cores
 
 try:
     from benchmarks.bench_check import measure

@@ -734,8 +734,8 @@ def breakdown(kind: Kind, blobs: list[bytes], server: str, repeat: int) -> None:
     check, the whole fast path, and ``validate()`` itself. The differences are what
     stamping and the call cost on top of the decode.
     """
-    from assetgate.levels import load_catalogue
-    from assetgate.validate import _fast_plan
+    from assetgate.catalogue.levels import load_catalogue
+    from assetgate.requests.validate import _fast_plan
 
     plan = _fast_plan(load_catalogue(), server, kind, None)
     values = [plan.decoder(data) for data in blobs]

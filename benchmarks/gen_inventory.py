@@ -6,7 +6,7 @@ Run from the repository root::
         [--seed 1] [--bad-fraction 0.01] [--accounts K]
 
 Each line is one canonical record (``{"cluster","account","kind","stream","name",
-"config","created"}``, see :mod:`assetgate.inventory`). The fleet:
+"config","created"}``, see :mod:`assetgate.inventory.read`). The fleet:
 
 * three clusters (``east``, ``west``, ``central``); each account lives in one of them;
 * accounts of Zipf-like sizes (exponent 1.1): a few huge tenants and a long tail. Most

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Final
 import pytest
 
 import assetgate
-from assetgate.levels import checksum_text
+from assetgate.catalogue.levels import checksum_text
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from assetgate.levels import Catalogue
+    from assetgate.catalogue.levels import Catalogue
 
 __all__ = ["FIXTURES", "LEVELS", "REPO", "write_checksums"]
 

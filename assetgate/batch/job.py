@@ -7,7 +7,7 @@ for ``spark-submit`` (``python -m assetgate.batch.job ...``, same flags as
 renamed into it once complete: ``_SUCCESS`` is written last, so a killed run never
 looks complete, and a rerun replaces the previous output.
 
-Every line is read on its own with :func:`assetgate.inventory.read_records` (JSON Lines
+Every line is read on its own with :func:`assetgate.inventory.read.read_records` (JSON Lines
 of any format ``check`` reads, one record or list page per line); a pretty-printed
 document spread over many lines is not reassembled (use ``check`` for those). The
 report (the requested format, as ``check`` prints it) is rendered on the driver, so it
@@ -56,7 +56,10 @@ from assetgate.batch.transform import (
     judge_transform,
     settle_transform,
 )
-from assetgate.check import (
+from assetgate.inventory.read import Ignored
+from assetgate.judge.gate import STATES, Mode, Verdict, asset_id
+from assetgate.report.render import fit_markdown, render, verdict_line
+from assetgate.run.check import (
     DEFAULT_FAIL_ON,
     ErrorEntry,
     Overlap,
@@ -67,9 +70,6 @@ from assetgate.check import (
     finding_rules,
     parse_accept,
 )
-from assetgate.gate import STATES, Mode, Verdict, asset_id
-from assetgate.inventory import Ignored
-from assetgate.report import fit_markdown, render, verdict_line
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
@@ -77,7 +77,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
-    from assetgate.levels import Catalogue
+    from assetgate.catalogue.levels import Catalogue
 
 __all__ = [
     "REPORT_FILES",
@@ -455,7 +455,7 @@ def _report(
     ``table`` is the settle stage's output (``SCAN``). Assets come in ``check``'s order
     (settled streams by key, each stream before its consumers in name order, then
     duplicates in input order); the report is put together by ``check``'s own
-    :func:`~assetgate.check.assemble` (cluster outcomes, acceptances, counts), and the
+    :func:`~assetgate.run.check.assemble` (cluster outcomes, acceptances, counts), and the
     ``assets/`` table is built from its verdicts. The third item is what the judge
     function saw in each file split.
     """
@@ -657,7 +657,7 @@ def _write_summary(tmp: Path, report: Report, fail_on: Sequence[str]) -> None:
 def _main_finding(report: Report, failing: list[str]) -> dict[str, str] | None:
     """The first finding that fails the run, with the server's words for it.
 
-    Cluster outcomes come first, as in :func:`~assetgate.check.finding_rules`;
+    Cluster outcomes come first, as in :func:`~assetgate.run.check.finding_rules`;
     ``None`` when nothing fails.
     """
     if not failing:
@@ -680,7 +680,7 @@ def _main_finding(report: Report, failing: list[str]) -> dict[str, str] | None:
 
 
 def _summary_markdown(body: dict[str, Any]) -> str:
-    from assetgate.report import escape_markdown as md
+    from assetgate.report.render import escape_markdown as md
 
     summary = body["summary"]
     main = body["main_finding"]
@@ -812,11 +812,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``spark-submit`` entry point: the flags of ``assetgate scan``; returns the exit code."""
     import argparse
 
-    from assetgate._cli_check import UsageError
-    from assetgate._cli_scan import add_scan_arguments, run_scan
-    from assetgate._logconfig import configure_logging
+    from assetgate.catalogue.levels import load_catalogue
+    from assetgate.cli.check import UsageError
+    from assetgate.cli.logconfig import configure_logging
+    from assetgate.cli.scan import add_scan_arguments, run_scan
     from assetgate.errors import AssetgateError
-    from assetgate.levels import load_catalogue
 
     parser = argparse.ArgumentParser(prog="python -m assetgate.batch.job")
     add_scan_arguments(parser, default_master=None)

@@ -1,9 +1,9 @@
 """The scan's Arrow-batch functions: each hands whole batches to the core.
 
 Nothing here re-implements a rule: lines are read with
-:func:`assetgate.inventory.read_records`, assets judged with :func:`assetgate.gate.judge`,
-streams settled with their consumers by :func:`assetgate.gate.settle`, and overlaps
-found by :func:`assetgate.subjects.find_overlaps`, exactly as :func:`assetgate.check.check`
+:func:`assetgate.inventory.read.read_records`, assets judged with :func:`assetgate.judge.gate.judge`,
+streams settled with their consumers by :func:`assetgate.judge.gate.settle`, and overlaps
+found by :func:`assetgate.judge.subjects.find_overlaps`, exactly as :func:`assetgate.run.check.check`
 does. The functions run on Spark's Python workers: the :class:`ScanContext` (the
 catalogue and the target profiles, frozen Structs) is pickled with them, and msgspec
 decoders are built on the worker (cached per process), never captured.
@@ -27,14 +27,9 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import msgspec
 
-from assetgate._collect import (
-    asset_hash,
-    judge_asset,
-    target_profile,
-)
 from assetgate.batch.schema import ENTRY, SCAN, arrow_schema
-from assetgate.gate import Judged, Mode, Verdict, settle
-from assetgate.inventory import (
+from assetgate.catalogue.levels import Catalogue, ServerProfile  # noqa: TC001 (Struct fields)
+from assetgate.inventory.read import (
     Asset,
     Ignored,
     InventoryEntry,
@@ -44,8 +39,13 @@ from assetgate.inventory import (
     too_long,
     too_long_error,
 )
-from assetgate.levels import Catalogue, ServerProfile  # noqa: TC001 (Struct fields)
-from assetgate.subjects import KEEP_SUBJECTS, find_overlaps
+from assetgate.judge.gate import Judged, Mode, Verdict, settle
+from assetgate.judge.subjects import KEEP_SUBJECTS, find_overlaps
+from assetgate.run.collect import (
+    asset_hash,
+    judge_asset,
+    target_profile,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator

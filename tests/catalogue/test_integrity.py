@@ -6,11 +6,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from assetgate.model import flat_fields
+from assetgate.catalogue.model import flat_fields
 from tests.catalogue.test_rules import RULE_ROWS
 
 if TYPE_CHECKING:
-    from assetgate.levels import Catalogue
+    from assetgate.catalogue.levels import Catalogue
 
 
 def test_rule_ids_unique(catalogue: Catalogue) -> None:

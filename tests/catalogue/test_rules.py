@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 import pytest
 
 from assetgate import decode, validate
-from assetgate.metadata import required_level
+from assetgate.judge.metadata import required_level
 
 if TYPE_CHECKING:
-    from assetgate.levels import Catalogue
+    from assetgate.catalogue.levels import Catalogue
     from assetgate.wire import AssetKind
 
 

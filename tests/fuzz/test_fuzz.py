@@ -16,10 +16,16 @@ import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assetgate.check import check
 from assetgate.errors import AssetgateError
-from assetgate.inventory import Asset, Ignored, RecordError, line_data, read_records
-from assetgate.validate import validate
+from assetgate.inventory.read import (
+    Asset,
+    Ignored,
+    RecordError,
+    line_data,
+    read_records,
+)
+from assetgate.requests.validate import validate
+from assetgate.run.check import check
 from tests.conftest import FIXTURES
 
 TARGETS: Final = ("2.10.26", "2.11.11", "2.12.8", "2.15.1")

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Final
 import msgspec
 import pytest
 
-from assetgate.check import CatalogueInfo, Report, check
-from assetgate.report import ReportFormat, render
+from assetgate.report.render import ReportFormat, render
+from assetgate.run.check import CatalogueInfo, Report, check
 from tests.conftest import FIXTURES, REPO
 
 if TYPE_CHECKING:
-    from assetgate.levels import Catalogue
+    from assetgate.catalogue.levels import Catalogue
 
 pytestmark = pytest.mark.golden
 

@@ -18,16 +18,16 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 import pytest
 
-from assetgate.admission import admit
-from assetgate.inventory import Asset
-from assetgate.validate import validate
+from assetgate.inventory.read import Asset
+from assetgate.requests.admission import admit
+from assetgate.requests.validate import validate
 from tests.support.natsserver import Client, NatsServer
 from tests.support.scenarios import REQUEST_TIMEOUT_S, build_feature_store
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from assetgate.levels import Catalogue
+    from assetgate.catalogue.levels import Catalogue
 
 pytestmark = pytest.mark.realserver
 

@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 
-from assetgate.check import check
-from assetgate.observed import Observations, compare_observed
-from assetgate.pull import pull_account
+from assetgate.live.observed import Observations, compare_observed
+from assetgate.live.pull import pull_account
+from assetgate.run.check import check
 from tests.support import fidelity, scenarios
 from tests.support.natscluster import NatsCluster, request_placed
 from tests.support.natsserver import Client, NatsServerError, raw_request
@@ -50,9 +50,9 @@ from tests.support.scenarios import (
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from assetgate.check import Report
-    from assetgate.gate import Verdict
-    from assetgate.levels import Catalogue
+    from assetgate.catalogue.levels import Catalogue
+    from assetgate.judge.gate import Verdict
+    from assetgate.run.check import Report
 
 pytestmark = pytest.mark.realserver
 

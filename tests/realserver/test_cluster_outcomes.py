@@ -27,10 +27,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 
-from assetgate.check import check
-from assetgate.gate import asset_id
-from assetgate.observed import Comparison, Observations, compare_observed
-from assetgate.pull import pull_account
+from assetgate.judge.gate import asset_id
+from assetgate.live.observed import Comparison, Observations, compare_observed
+from assetgate.live.pull import pull_account
+from assetgate.run.check import check
 from tests.support import fidelity
 from tests.support.natscluster import NatsCluster, request_placed
 from tests.support.natsserver import Client, NatsServerError, raw_request
@@ -39,8 +39,8 @@ from tests.support.scenarios import NEWEST, capture_inventory, record_asset
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from assetgate.check import Report
-    from assetgate.levels import Catalogue
+    from assetgate.catalogue.levels import Catalogue
+    from assetgate.run.check import Report
 
 pytestmark = pytest.mark.realserver
 

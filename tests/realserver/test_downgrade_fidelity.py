@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 
-from assetgate.check import check
-from assetgate.observed import Observations, compare_observed
-from assetgate.pull import PullResult, pull_account
+from assetgate.live.observed import Observations, compare_observed
+from assetgate.live.pull import PullResult, pull_account
+from assetgate.run.check import check
 from tests.support import fidelity
 from tests.support.natsserver import NatsServer
 from tests.support.scenarios import (
@@ -45,9 +45,9 @@ from tests.support.scenarios import (
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from assetgate.gate import Verdict
-    from assetgate.inventory import Asset
-    from assetgate.levels import Catalogue
+    from assetgate.catalogue.levels import Catalogue
+    from assetgate.inventory.read import Asset
+    from assetgate.judge.gate import Verdict
 
 pytestmark = pytest.mark.realserver
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 
-from assetgate.matrix import check_matrix
+from assetgate.run.matrix import check_matrix
 from tests.support.natsserver import Client, NatsServer
 from tests.support.scenarios import _create, capture_inventory, observe, write_jsonl
 

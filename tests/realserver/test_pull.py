@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 
-from assetgate.cli import main
-from assetgate.pull import Auth, PullError, pull_account, pull_monitor, pull_system
+from assetgate.cli.main import main
+from assetgate.live.pull import Auth, PullError, pull_account, pull_monitor, pull_system
 from tests.support.natscluster import NatsCluster, request_placed
 from tests.support.natsserver import Client, NatsServer, system_accounts
 
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
 
-    from assetgate.pull import PullResult
+    from assetgate.live.pull import PullResult
 
 pytestmark = pytest.mark.realserver
 

@@ -2,7 +2,7 @@
 
 Each run builds a 3-node cluster on the newer release, creates replicated assets with a
 feature the older release lacks, pulls the inventory with ``assetgate pull``, predicts
-the steps with :func:`assetgate.rolling.check_rolling`, and then restarts the nodes one
+the steps with :func:`assetgate.run.rolling.check_rolling`, and then restarts the nodes one
 at a time on the other release, keeping the meta leader on a newer node or moving it to
 an older one. At each step what the prediction says is checked on the cluster in the
 ways that do not depend on timing: whether a stream takes a publish (a JetStream
@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 
-from assetgate.cli import main
-from assetgate.rolling import Rolling, check_rolling
+from assetgate.cli.main import main
+from assetgate.run.rolling import Rolling, check_rolling
 from tests.support.natscluster import NatsCluster, request_placed
 from tests.support.natsserver import Client, system_accounts
 

@@ -20,7 +20,7 @@ from tests.spark.conftest import skip_without_pyspark
 
 skip_without_pyspark()
 
-from assetgate.check import check  # noqa: E402 (after the pyspark skip)
+from assetgate.run.check import check  # noqa: E402 (after the pyspark skip)
 from benchmarks.gen_inventory import generate  # noqa: E402 (after the pyspark skip)
 from tests.conftest import FIXTURES  # noqa: E402 (after the pyspark skip)
 from tests.spark.conftest import (  # noqa: E402 (after the pyspark skip)
@@ -36,7 +36,7 @@ from tests.spark.conftest import (  # noqa: E402 (after the pyspark skip)
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from assetgate.levels import Catalogue
+    from assetgate.catalogue.levels import Catalogue
 
 pytestmark = pytest.mark.spark
 

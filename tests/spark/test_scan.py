@@ -16,7 +16,7 @@ skip_without_pyspark()
 
 from assetgate.batch import job  # noqa: E402 (after the pyspark skip)
 from assetgate.batch.job import ScanError, scan  # noqa: E402 (after the pyspark skip)
-from assetgate.check import check  # noqa: E402 (after the pyspark skip)
+from assetgate.run.check import check  # noqa: E402 (after the pyspark skip)
 from tests.conftest import FIXTURES, REPO  # noqa: E402 (after the pyspark skip)
 from tests.spark.conftest import report_dict  # noqa: E402 (after the pyspark skip)
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
     from assetgate.batch.job import ScanResult
-    from assetgate.levels import Catalogue
+    from assetgate.catalogue.levels import Catalogue
 
 pytestmark = pytest.mark.spark
 
@@ -122,8 +122,8 @@ def test_summary_names_the_verdict_the_outcomes_and_the_main_finding(
     demo_scan: ScanResult, catalogue: Catalogue
 ) -> None:
     """summary.json/.md carry check's verdict, cluster outcomes and first failing finding."""
-    from assetgate.check import DEFAULT_FAIL_ON, finding_rules
-    from assetgate.report import verdict_line
+    from assetgate.report.render import verdict_line
+    from assetgate.run.check import DEFAULT_FAIL_ON, finding_rules
 
     expected = check([DEMO, MIXED], target=TARGET, catalogue=catalogue)
     body = json.loads((Path(demo_scan.out) / "summary.json").read_text())
@@ -144,7 +144,7 @@ def test_summary_names_the_verdict_the_outcomes_and_the_main_finding(
 
 def test_report_file_is_checks_rendering(demo_scan: ScanResult) -> None:
     """The report in the requested format is written to DIR and returned as check prints it."""
-    from assetgate.report import render
+    from assetgate.report.render import render
 
     text = (Path(demo_scan.out) / "report.txt").read_text(encoding="utf-8")
     assert text == demo_scan.text == render(demo_scan.report, "text")

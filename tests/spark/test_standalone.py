@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from pyspark.sql import SparkSession
 
-    from assetgate.levels import Catalogue
+    from assetgate.catalogue.levels import Catalogue
 
 pytestmark = pytest.mark.spark
 

@@ -16,7 +16,7 @@ from assetgate.batch.transform import (  # noqa: E402 (after the pyspark skip)
     SplitCount,
     decode_column,
 )
-from assetgate.check import Summary  # noqa: E402 (after the pyspark skip)
+from assetgate.run.check import Summary  # noqa: E402 (after the pyspark skip)
 
 pytestmark = pytest.mark.spark
 
@@ -112,9 +112,9 @@ def test_judge_stage_refuses_an_over_long_line_as_the_file_reader_does(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The scan's judge stage makes a line at the length limit the file reader's error."""
-    from assetgate import inventory
     from assetgate.batch.transform import ScanContext, judge_batches
-    from assetgate.levels import load_catalogue
+    from assetgate.catalogue.levels import load_catalogue
+    from assetgate.inventory import read as inventory
 
     monkeypatch.setattr(inventory, "MAX_LINE_BYTES", 100)
     catalogue = load_catalogue()

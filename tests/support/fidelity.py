@@ -19,14 +19,14 @@ from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from assetgate.gate import asset_id
-from assetgate.observed import Comparison
+from assetgate.judge.gate import asset_id
+from assetgate.live.observed import Comparison
 from tests.support.scenarios import Observation, agrees
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-    from assetgate.gate import Verdict
+    from assetgate.judge.gate import Verdict
 
 __all__ = ["RESULTS", "assert_agrees", "clear", "record", "record_one", "render"]
 

@@ -29,16 +29,16 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Final
 
-from assetgate.inventory import Asset
-from assetgate.observed import dropped_paths
-from assetgate.pull import strip_dynamic
+from assetgate.inventory.read import Asset
+from assetgate.live.observed import dropped_paths
+from assetgate.live.pull import strip_dynamic
 from tests.support.natsserver import Client, NatsServer, NatsServerError, raw_request
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from pathlib import Path
 
-    from assetgate.gate import Verdict
+    from assetgate.judge.gate import Verdict
 
 __all__ = [
     "FEATURE_CONSUMERS",

@@ -1,4 +1,4 @@
-"""Tests for assetgate.admission: refusals that depend on the assets a server holds."""
+"""Tests for assetgate.requests.admission: refusals that depend on the assets a server holds."""
 
 from __future__ import annotations
 
@@ -7,15 +7,15 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 
-from assetgate.admission import Conflict, admit
-from assetgate.inventory import Asset
-from assetgate.validate import ApiError
+from assetgate.inventory.read import Asset
+from assetgate.requests.admission import Conflict, admit
+from assetgate.requests.validate import ApiError
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from assetgate.admission import Admission
-    from assetgate.levels import Catalogue
+    from assetgate.catalogue.levels import Catalogue
+    from assetgate.requests.admission import Admission
 
 OVERLAP: Final = ApiError(
     code=400, err_code=10065, description="subjects overlap with an existing stream"

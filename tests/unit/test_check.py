@@ -1,4 +1,4 @@
-"""Tests for assetgate.check: accounting, targets, overlaps, acceptances, plans."""
+"""Tests for assetgate.run.check: accounting, targets, overlaps, acceptances, plans."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 import pytest
 
-from assetgate.check import (
+from assetgate.errors import UnknownServerVersion
+from assetgate.inventory.read import Asset, read_inventory
+from assetgate.run.check import (
     DEFAULT_FAIL_ON,
     Acceptance,
     ErrorEntry,
@@ -22,15 +24,13 @@ from assetgate.check import (
     make_plan,
     parse_targets,
 )
-from assetgate.errors import UnknownServerVersion
-from assetgate.inventory import Asset, read_inventory
 from tests.conftest import FIXTURES
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from assetgate.check import Report
-    from assetgate.levels import Catalogue
+    from assetgate.catalogue.levels import Catalogue
+    from assetgate.run.check import Report
 
 DEMO: Final = FIXTURES / "inventories" / "demo.jsonl"
 MIXED: Final = FIXTURES / "inventories" / "formats" / "mixed.jsonl"

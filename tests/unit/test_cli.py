@@ -1,4 +1,4 @@
-"""Tests for assetgate.cli: help, exit codes, report formats (run in-process)."""
+"""Tests for assetgate.cli.main: help, exit codes, report formats (run in-process)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 import structlog
 
-from assetgate.cli import ExitCode, main
+from assetgate.cli.main import ExitCode, main
 from tests.conftest import LEVELS
 
 if TYPE_CHECKING:
@@ -413,7 +413,7 @@ def test_logging_follows_the_current_stderr(monkeypatch: pytest.MonkeyPatch) -> 
 
     import structlog
 
-    from assetgate._logconfig import configure_logging
+    from assetgate.cli.logconfig import configure_logging
 
     swapped = io.StringIO()
     monkeypatch.setattr(sys, "stderr", swapped)
@@ -473,7 +473,7 @@ def test_scan_checks_its_inputs_before_starting_spark() -> None:
 
     script = (
         "import sys\n"
-        "from assetgate.cli import main\n"
+        "from assetgate.cli.main import main\n"
         "code = main(['scan', 'nope.jsonl', '--target', '2.11.11', '--out', 'out'])\n"
         "from pyspark import SparkContext\n"
         "print(code, SparkContext._gateway is None)\n"

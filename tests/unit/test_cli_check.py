@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING, Any, Final
 import pytest
 import structlog
 
-from assetgate.cli import main
+from assetgate.cli.main import main
 from tests.conftest import LEVELS, REPO
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
 
-    from assetgate.levels import Catalogue
+    from assetgate.catalogue.levels import Catalogue
 
 _LEVELS: Final = ["--levels", str(LEVELS)]
 DEMO: Final = "fixtures/inventories/demo.jsonl"
@@ -441,19 +441,19 @@ def test_workers_give_the_one_process_report(
     import gc
     import importlib
 
-    import assetgate._parallel
+    import assetgate.run.parallel
     from benchmarks.gen_inventory import generate
 
-    monkeypatch.setattr(assetgate._parallel, "MIN_CHUNK", 4096)
+    monkeypatch.setattr(assetgate.run.parallel, "MIN_CHUNK", 4096)
     pools: list[int] = []
 
-    class CountingPool(assetgate._parallel.JudgePool):
+    class CountingPool(assetgate.run.parallel.JudgePool):
         def __init__(self, **kwargs: Any) -> None:
             pools.append(kwargs["workers"])
             super().__init__(**kwargs)
 
     # the module, not the function the package exports under the same name
-    check_module = importlib.import_module("assetgate.check")
+    check_module = importlib.import_module("assetgate.run.check")
     monkeypatch.setattr(check_module, "JudgePool", CountingPool)
     fleet = tmp_path / "fleet.jsonl"
     fleet.write_bytes(b"".join(generate(1500, seed=7, overlap_fraction=0.02)))
@@ -526,7 +526,7 @@ def test_an_internal_error_is_one_line_and_exit_3(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """An unexpected exception prints one line with a --debug hint and exits 3."""
-    from assetgate import cli
+    from assetgate.cli import main as cli
 
     def broken(*_args: object) -> int:
         raise RuntimeError("boom")
@@ -545,7 +545,7 @@ def test_an_internal_error_is_one_line_and_exit_3(
 
 def test_compare_observed_takes_one_file_and_leaves_the_inventory() -> None:
     """`--compare-observed FILE INVENTORY` parses: the option takes FILE only."""
-    from assetgate.cli import build_parser
+    from assetgate.cli.main import build_parser
 
     args = build_parser().parse_args(
         [

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any, Final
 import pytest
 
 import assetgate
-from assetgate import configchecks
-from assetgate.subjects import is_subset_match
+from assetgate.judge import configchecks
+from assetgate.judge.subjects import is_subset_match
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from assetgate.levels import Catalogue
+    from assetgate.catalogue.levels import Catalogue
 
 _LW: Final = {"name": "LW", "subjects": ["*.orders"]}
 _PG: Final = {
@@ -194,7 +194,7 @@ def test_check_cluster_mode_is_not_a_meta_outcome(
 
 def test_check_fails_the_run_on_an_unrecoverable_asset(tmp_path: Path) -> None:
     """Assetgate check exits 1 and names the server's words for such an asset."""
-    from assetgate.cli import main
+    from assetgate.cli.main import main
 
     code = main(
         ["check", str(_inventory(tmp_path)), "--target", "2.12.8", "--mode", "single"]
@@ -224,8 +224,8 @@ def test_guards_never_hide_a_failure(
         catalogue=catalogue,
     )
     assert decoded.check is not None
-    from assetgate.decode import decode
-    from assetgate.model import CONFIG_STRUCT
+    from assetgate.catalogue.model import CONFIG_STRUCT
+    from assetgate.decoding.decode import decode
 
     value = decode(
         json.dumps(config).encode(), profile.line, CONFIG_STRUCT[kind], context="stored"
@@ -280,7 +280,7 @@ def test_validate_cli_names_the_check(tmp_path: Path) -> None:
 )
 def test_go_duration(nanos: int, text: str) -> None:
     """go_duration spells a duration as Go's time.Duration.String does."""
-    from assetgate.configchecks.stream import go_duration
+    from assetgate.judge.configchecks.stream import go_duration
 
     assert go_duration(nanos) == text
 

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 import pytest
 
-from assetgate import configchecks
-from assetgate.decode import decode
-from assetgate.model import CONFIG_STRUCT
+from assetgate.catalogue.model import CONFIG_STRUCT
+from assetgate.decoding.decode import decode
+from assetgate.judge import configchecks
 
 if TYPE_CHECKING:
-    from assetgate.levels import Catalogue
+    from assetgate.catalogue.levels import Catalogue
 
 
 class Row(NamedTuple):

@@ -1,4 +1,4 @@
-"""Tests for assetgate.decode: Go encoding/json semantics per release line.
+"""Tests for assetgate.decoding.decode: Go encoding/json semantics per release line.
 
 Expected texts come from real servers (/tmp/facts/probe.md, reference section 2.2).
 """
@@ -12,7 +12,7 @@ import pytest
 from assetgate import Decoded, decode
 
 if TYPE_CHECKING:
-    from assetgate.levels import Catalogue, ReleaseLine
+    from assetgate.catalogue.levels import Catalogue, ReleaseLine
 
 STREAM = "StreamConfigRequest"
 
@@ -771,8 +771,8 @@ def test_depth_limit_enforced_when_python_parses(catalogue: Catalogue) -> None:
 
 def test_unknown_and_dropped_fields_are_listed_up_to_a_bound() -> None:
     """A config with more unknown keys than MAX_LISTED lists that many, then a count."""
-    from assetgate.decode import MAX_LISTED
-    from assetgate.levels import load_catalogue
+    from assetgate.catalogue.levels import load_catalogue
+    from assetgate.decoding.decode import MAX_LISTED
 
     extra = MAX_LISTED + 2500
     keys = ",".join(f'"u{i}":{i % 2}' for i in range(extra))

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 import pytest
 
-from assetgate.decode import Decoded, _Exact, decode
+from assetgate.decoding.decode import Decoded, _Exact, decode
 from benchmarks.gen_inventory import generate
 from tests.conftest import FIXTURES
 
 if TYPE_CHECKING:
-    from assetgate.levels import Catalogue
+    from assetgate.catalogue.levels import Catalogue
 
 VERSIONS: Final = ("2.10.26", "2.11.8", "2.11.11", "2.12.8", "2.14.6", "2.15.1")
 

@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 import pytest
 
-from assetgate.gate import Verdict, classify_stream
-from assetgate.inventory import Asset
+from assetgate.inventory.read import Asset
+from assetgate.judge.gate import Verdict, classify_stream
 
 if TYPE_CHECKING:
-    from assetgate.levels import Catalogue
+    from assetgate.catalogue.levels import Catalogue
 
 
 def _stream(name: str, level: str | None, **features: Any) -> Asset:

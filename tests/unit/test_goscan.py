@@ -1,10 +1,10 @@
-"""Tests for assetgate._goscan: Go encoding/json syntax errors, offsets and %q quoting."""
+"""Tests for assetgate.decoding.goscan: Go encoding/json syntax errors, offsets and %q quoting."""
 
 from __future__ import annotations
 
 import pytest
 
-from assetgate._goscan import MAX_DEPTH, go_quote, go_quote_char, scan
+from assetgate.decoding.goscan import MAX_DEPTH, go_quote, go_quote_char, scan
 
 # (document, Go message, Go SyntaxError.Offset) for json.Unmarshal (one value).
 SINGLE_ERRORS: list[tuple[bytes, str, int]] = [

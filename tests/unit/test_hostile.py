@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Final
 import pytest
 
 import assetgate
-from assetgate.metadata import go_atoi
+from assetgate.judge.metadata import go_atoi
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from assetgate.levels import Catalogue
+    from assetgate.catalogue.levels import Catalogue
 
 _HUGE: Final = "9" * 4301  # past Python's int-string conversion limit (4,300 digits)
 

@@ -1,4 +1,4 @@
-"""Tests for assetgate.inventory: formats, detection, accounting, raw configs, streaming.
+"""Tests for assetgate.inventory.read: formats, detection, accounting, raw configs, streaming.
 
 The example files in ``fixtures/inventories/formats/`` are small hand-made instances of
 each format; field names follow nats-server 2.12 (``server/jetstream_api.go``,
@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Final
 
 import pytest
 
-from assetgate import inventory
-from assetgate.inventory import (
+from assetgate.inventory import read as inventory
+from assetgate.inventory.read import (
     MAX_LINE_BYTES,
     Asset,
     Ignored,
@@ -1202,8 +1202,8 @@ def test_a_misspelt_top_level_key_is_a_record_error(
 
 def test_pull_records_keep_every_key_they_write() -> None:
     """The keys `assetgate pull` writes are all canonical keys (a pull output stays readable)."""
-    from assetgate._pull_common import Where, make_record
-    from assetgate.inventory import CANONICAL_KEYS
+    from assetgate.inventory.read import CANONICAL_KEYS
+    from assetgate.live.common import Where, make_record
 
     where = Where(cluster="c", account="A", version="2.12.8", api_level=2)
     record = make_record(where, "stream", "S", "S", config={"name": "S"})
@@ -1256,9 +1256,9 @@ def test_lone_surrogate_escapes_are_read_as_go_reads_them() -> None:
 
 def test_lone_surrogate_config_is_judged_as_the_target_decodes_it() -> None:
     """`check` judges such a config (unloadable here: an enum Go cannot read), no error."""
-    from assetgate.check import check
-    from assetgate.decode import decode
-    from assetgate.levels import load_catalogue
+    from assetgate.catalogue.levels import load_catalogue
+    from assetgate.decoding.decode import decode
+    from assetgate.run.check import check
 
     config = rb'{"name":"S","subjects":["a"],"retention":"\udc00"}'
     line = b'{"kind":"stream","config":' + config + b"}"

@@ -1,4 +1,4 @@
-"""Tests for assetgate.levels: loading the catalogue and per-version answers."""
+"""Tests for assetgate.catalogue.levels: loading the catalogue and per-version answers."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from assetgate.levels import Catalogue
+    from assetgate.catalogue.levels import Catalogue
 
 
 def test_repo_catalogue_lines(catalogue: Catalogue) -> None:

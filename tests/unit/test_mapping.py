@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assetgate.mapping import (
+from assetgate.judge.mapping import (
     Generation,
     mapping_destination_error,
     subject_transform_error,

@@ -1,4 +1,4 @@
-"""Tests for assetgate.matrix: every release at once, the floors, the fixes."""
+"""Tests for assetgate.run.matrix: every release at once, the floors, the fixes."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any, Final
 import pytest
 from packaging.version import Version
 
-from assetgate.check import check, finding_rules
-from assetgate.fixes import fixes_for
-from assetgate.gate import STATES, asset_id
-from assetgate.matrix import (
+from assetgate.judge.fixes import fixes_for
+from assetgate.judge.gate import STATES, asset_id
+from assetgate.run.check import check, finding_rules
+from assetgate.run.matrix import (
     Matrix,
     _behaviour,
     check_matrix,
@@ -26,8 +26,8 @@ from tests.conftest import FIXTURES
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from assetgate.levels import Catalogue
-    from assetgate.matrix import MatrixFinding
+    from assetgate.catalogue.levels import Catalogue
+    from assetgate.run.matrix import MatrixFinding
 
 DEMO: Final = FIXTURES / "inventories" / "demo.jsonl"
 GOLDEN: Final = FIXTURES / "inventories" / "golden.jsonl"
@@ -142,7 +142,7 @@ def test_matrix_failing_counts_with_acceptances(
 
 
 def _cat() -> Catalogue:
-    from assetgate.levels import load_catalogue
+    from assetgate.catalogue.levels import load_catalogue
 
     return load_catalogue()
 
@@ -375,8 +375,8 @@ def test_matrix_needs_a_release(catalogue: Catalogue) -> None:
 
 
 def test_rules_doc_lists_every_code() -> None:
-    """docs/rules.md has one row per code of assetgate.fixes.CODES, in order."""
-    from assetgate.fixes import CODES
+    """docs/rules.md has one row per code of assetgate.judge.fixes.CODES, in order."""
+    from assetgate.judge.fixes import CODES
 
     text = (FIXTURES.parent / "docs" / "rules.md").read_text(encoding="utf-8")
     rows = [line for line in text.splitlines() if line.startswith("| AG")]

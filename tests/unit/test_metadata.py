@@ -1,4 +1,4 @@
-"""Tests for assetgate.metadata: Atoi, required levels, stored and returned metadata."""
+"""Tests for assetgate.judge.metadata: Atoi, required levels, stored and returned metadata."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from assetgate import (
     supports_required_level,
     validate,
 )
-from assetgate.metadata import (
+from assetgate.judge.metadata import (
     CREATED_LEVEL_KEY,
     CREATED_VERSION_KEY,
     REQUIRED_LEVEL_KEY,
@@ -25,7 +25,7 @@ from assetgate.metadata import (
 )
 
 if TYPE_CHECKING:
-    from assetgate.levels import Catalogue
+    from assetgate.catalogue.levels import Catalogue
     from assetgate.wire import AssetKind
 
 

@@ -7,21 +7,21 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 
-from assetgate._pull_fleet import _merge, _ServerJsz
-from assetgate.check import check, observed_targets
-from assetgate.inventory import Asset, Ignored, RecordError, read_inventory_bytes
-from assetgate.observed import (
+from assetgate.inventory.read import Asset, Ignored, RecordError, read_inventory_bytes
+from assetgate.live.fleet import _merge, _ServerJsz
+from assetgate.live.observed import (
     Observations,
     compare_observed,
     read_observations,
     render_comparison,
 )
-from assetgate.pull import PullResult, redact
+from assetgate.live.pull import PullResult, redact
+from assetgate.run.check import check, observed_targets
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from assetgate.levels import Catalogue
+    from assetgate.catalogue.levels import Catalogue
 
 COUNTER_OFFLINE: Final = 'unsupported - config error: unknown field "allow_msg_counter"'
 

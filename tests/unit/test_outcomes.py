@@ -7,18 +7,18 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 
-from assetgate.check import check, finding_rules
+from assetgate.catalogue.levels import load_catalogue
 from assetgate.errors import CatalogueError
-from assetgate.inventory import Asset
-from assetgate.levels import load_catalogue
-from assetgate.outcomes import ClusterOutcome
-from assetgate.report import render
+from assetgate.inventory.read import Asset
+from assetgate.judge.outcomes import ClusterOutcome
+from assetgate.report.render import render
+from assetgate.run.check import check, finding_rules
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from assetgate.levels import Catalogue
+    from assetgate.catalogue.levels import Catalogue
     from assetgate.wire import AssetKind
 
 FLOW_ERROR: Final = 'can not unmarshal "\\"flow_control\\""'

@@ -14,14 +14,15 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 import pytest
 
-import assetgate._parallel
-from assetgate.check import Report, check
+import assetgate.inventory.read
+import assetgate.run.parallel
+from assetgate.run.check import Report, check
 from benchmarks.gen_inventory import generate
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from assetgate.levels import Catalogue
+    from assetgate.catalogue.levels import Catalogue
 
 TARGETS = ("2.10.26", "2.11.11", "2.14.6")
 ASSETS = 2000
@@ -30,7 +31,7 @@ ASSETS = 2000
 @pytest.fixture(autouse=True)
 def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     """Let files of a few KiB be split, so that small inventories use the pool."""
-    monkeypatch.setattr(assetgate._parallel, "MIN_CHUNK", 4096)
+    monkeypatch.setattr(assetgate.run.parallel, "MIN_CHUNK", 4096)
 
 
 @pytest.fixture
@@ -84,7 +85,7 @@ def _assert_same(one: Report, two: Report) -> None:
 
 def test_generated_inventory_is_split(inventory: Path) -> None:
     """The test inventory is cut into several ranges at line boundaries."""
-    ranges = assetgate._parallel._ranges(str(inventory), 2)
+    ranges = assetgate.run.parallel._ranges(str(inventory), 2)
     assert len(ranges) > 2
     assert ranges[0][0] == 0
     assert ranges[-1][1] == inventory.stat().st_size
@@ -120,7 +121,7 @@ def test_pretty_printed_array_is_not_split(
     path = tmp_path / "fleet.json"
     path.write_text(json.dumps(_good_records(lines)[:300], indent=2), encoding="utf-8")
     assert path.stat().st_size > 2 * 4096
-    assert assetgate._parallel._ranges(str(path), 2) == []
+    assert assetgate.run.parallel._ranges(str(path), 2) == []
     one, two = _reports([path], "2.11.11", catalogue)
     _assert_same(one, two)
     assert one.summary.assets == 300
@@ -209,7 +210,7 @@ def test_over_long_line_is_an_error_in_every_range(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A line at the length limit is the same error with and without worker processes."""
-    monkeypatch.setattr(assetgate.inventory, "MAX_LINE_BYTES", 2000)
+    monkeypatch.setattr(assetgate.inventory.read, "MAX_LINE_BYTES", 2000)
     long = next(line for line in lines if len(line) < 1500).rstrip(b"\n")
     padded = long[:-1] + b',"description":"' + b"x" * 2000 + b'"}\n'
     mixed = list(lines)

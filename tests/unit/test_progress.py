@@ -9,8 +9,8 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING
 
-from assetgate._progress import EVERY, terminal_progress
-from assetgate.check import check
+from assetgate.run.check import check
+from assetgate.run.progress import EVERY, terminal_progress
 from benchmarks.gen_inventory import generate
 
 if TYPE_CHECKING:

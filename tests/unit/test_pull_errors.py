@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from assetgate.cli import main
+from assetgate.cli.main import main
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -68,7 +68,7 @@ def test_monitor_user_information_becomes_a_basic_auth_header() -> None:
     """The URL loses ``user:pw@``; the request carries it as HTTP basic auth."""
     import base64
 
-    from assetgate._pull_fleet import _request
+    from assetgate.live.fleet import _request
 
     request = _request("http://probe:p%40ss@[::1]:8222/varz")
     assert request.full_url == "http://[::1]:8222/varz"

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from assetgate._pull_settings import SettingsError, context_path, resolve_settings
-from assetgate.cli import main
+from assetgate.cli.main import main
+from assetgate.live.settings import SettingsError, context_path, resolve_settings
 
 if TYPE_CHECKING:
     from pathlib import Path

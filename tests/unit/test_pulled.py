@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from assetgate.cli import main
-from assetgate.pulled import PulledServers, mode_notes, pulled_mode
+from assetgate.cli.main import main
+from assetgate.live.pulled import PulledServers, mode_notes, pulled_mode
 
 if TYPE_CHECKING:
     from pathlib import Path

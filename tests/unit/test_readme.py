@@ -38,7 +38,7 @@ def test_the_rollback_excerpt_is_real_output() -> None:
     import contextlib
     import io
 
-    from assetgate.cli import main
+    from assetgate.cli.main import main
 
     text = (REPO / "README.md").read_text(encoding="utf-8")
     section = text.split("## Can I roll back?", 1)[1]
@@ -58,7 +58,7 @@ def test_the_rolling_excerpt_is_real_output() -> None:
     import contextlib
     import io
 
-    from assetgate.cli import main
+    from assetgate.cli.main import main
 
     text = (REPO / "README.md").read_text(encoding="utf-8")
     section = text.split("### Step by step: a rolling upgrade or rollback", 1)[1]

@@ -10,19 +10,9 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 import pytest
 
-from assetgate.check import (
-    CatalogueInfo,
-    ErrorEntry,
-    InventoryInfo,
-    Overlap,
-    Report,
-    Summary,
-    TargetInfo,
-    check,
-)
-from assetgate.gate import STATES, Verdict
-from assetgate.inventory import Ignored
-from assetgate.report import (
+from assetgate.inventory.read import Ignored
+from assetgate.judge.gate import STATES, Verdict
+from assetgate.report.render import (
     ReportFormat,
     _split_source,
     escape_markdown,
@@ -36,13 +26,23 @@ from assetgate.report import (
     render_text,
     sarif_driver,
 )
+from assetgate.run.check import (
+    CatalogueInfo,
+    ErrorEntry,
+    InventoryInfo,
+    Overlap,
+    Report,
+    Summary,
+    TargetInfo,
+    check,
+)
 from tests.conftest import REPO
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from assetgate.levels import Catalogue
-    from assetgate.outcomes import ClusterOutcome
+    from assetgate.catalogue.levels import Catalogue
+    from assetgate.judge.outcomes import ClusterOutcome
 
 HOSTILE = "x|<script>\x1b[31m\nA]]>\x00`*_[y]"
 HOSTILE_TERMINAL = "x|<script>\\x1b[31m\\x0aA]]>\\x00`*_[y]"
@@ -683,8 +683,8 @@ def test_home_page_is_the_homepage_project_url(
 
 def test_sarif_driver_of_check_and_matrix_alike(catalogue: Catalogue) -> None:
     """The check and matrix SARIF logs name the same tool: name, version, home page."""
-    from assetgate.matrix import check_matrix
-    from assetgate.report_matrix import render_matrix
+    from assetgate.report.matrix import render_matrix
+    from assetgate.run.matrix import check_matrix
 
     demo = REPO / "fixtures/inventories/demo.jsonl"
     single = json.loads(
@@ -737,8 +737,8 @@ def test_junit_cases_carry_file_line_time_and_a_failure_body(
 
 def test_text_and_markdown_fold_record_errors_per_file(catalogue: Catalogue) -> None:
     """At most 20 record errors per file in text and Markdown; JSON keeps every one."""
-    from assetgate.inventory import RecordError
-    from assetgate.report import PER_FILE
+    from assetgate.inventory.read import RecordError
+    from assetgate.report.render import PER_FILE
 
     errors = [RecordError(source=f"a.jsonl:{n}", message="bad") for n in range(1, 46)]
     errors += [RecordError(source=f"b.jsonl:{n}", message="bad") for n in range(1, 4)]
@@ -762,10 +762,10 @@ def test_hostile_cluster_names_cannot_forge_a_verdict_line(
     tmp_path: Path, catalogue: Catalogue, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A down cluster named with ESC/newline: every verdict line stays one escaped line."""
-    from assetgate.cli import main
-    from assetgate.inventory import Asset
-    from assetgate.report_rolling import render_rolling
-    from assetgate.rolling import check_rolling
+    from assetgate.cli.main import main
+    from assetgate.inventory.read import Asset
+    from assetgate.report.rolling import render_rolling
+    from assetgate.run.rolling import check_rolling
 
     name = "east\x1b[31m\nFAKE: all clear\x07"
     records = [
@@ -828,7 +828,7 @@ def test_missing_stamp_of_a_config_that_does_not_decode(tmp_path: Path) -> None:
 
 def test_fit_markdown_cuts_at_a_line_and_says_what_it_left_out() -> None:
     """Markdown over the limit is cut at a line, keeps its tail, and names what is gone."""
-    from assetgate.report import fit_markdown
+    from assetgate.report.render import fit_markdown
 
     text = "# head\n" + "".join(f"| row {i} |\n" for i in range(100)) + "verdict\n"
     assert fit_markdown(text, limit=len(text.encode())) == text
@@ -845,7 +845,7 @@ def test_markdown_of_a_large_fleet_stays_under_the_step_summary_limit(
     tmp_path: Path,
 ) -> None:
     """A report whose failing findings exceed GitHub's 1 MiB limit is cut to fit it."""
-    from assetgate.report import MARKDOWN_LIMIT
+    from assetgate.report.render import MARKDOWN_LIMIT
     from benchmarks.gen_inventory import generate
 
     path = tmp_path / "fleet.jsonl"

@@ -6,16 +6,16 @@ import json
 import re
 from typing import TYPE_CHECKING, Final
 
-from assetgate.check import check
-from assetgate.cli import main
-from assetgate.inventory import Asset
-from assetgate.report import render, render_sarif
+from assetgate.cli.main import main
+from assetgate.inventory.read import Asset
+from assetgate.report.render import render, render_sarif
+from assetgate.run.check import check
 from tests.conftest import REPO
 
 if TYPE_CHECKING:
     import pytest
 
-    from assetgate.levels import Catalogue
+    from assetgate.catalogue.levels import Catalogue
 
 DEMO: Final = REPO / "fixtures/inventories/demo.jsonl"
 COMMAND: Final = re.compile(r"::(error|warning|notice) (?P<props>[^:]*)::(?P<data>.*)")

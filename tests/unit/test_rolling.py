@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 
-from assetgate.check import check
-from assetgate.cli import main
+from assetgate.catalogue.levels import load_catalogue
+from assetgate.cli.main import main
 from assetgate.errors import CatalogueError
-from assetgate.inventory import Asset
-from assetgate.levels import load_catalogue
-from assetgate.rolling import (
+from assetgate.inventory.read import Asset
+from assetgate.run.check import check
+from assetgate.run.rolling import (
     Rolling,
     RollingCluster,
     check_rolling,
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from assetgate.levels import Catalogue
+    from assetgate.catalogue.levels import Catalogue
     from assetgate.wire import AssetKind
 
 COUNTER_REASON: Final = 'unsupported - config error: unknown field "allow_msg_counter"'

@@ -8,21 +8,21 @@ from typing import TYPE_CHECKING, Final, get_args
 
 import pytest
 
-from assetgate._accept import parse_accept
-from assetgate._cli_check import parse_fail_on
-from assetgate.check import check, finding_rules
-from assetgate.cli import main
-from assetgate.fixes import CODES
-from assetgate.gate import STATES, Drift
-from assetgate.outcomes import OUTCOMES
-from assetgate.report import ReportFormat, render
-from assetgate.rules import ALIASES, FAIL_ON_NAMES, NO_ASSETS, RULES, about
+from assetgate.cli.check import parse_fail_on
+from assetgate.cli.main import main
+from assetgate.judge.accept import parse_accept
+from assetgate.judge.fixes import CODES
+from assetgate.judge.gate import STATES, Drift
+from assetgate.judge.outcomes import OUTCOMES
+from assetgate.judge.rules import ALIASES, FAIL_ON_NAMES, NO_ASSETS, RULES, about
+from assetgate.report.render import ReportFormat, render
+from assetgate.run.check import check, finding_rules
 from tests.conftest import REPO
 
 if TYPE_CHECKING:
-    from assetgate.check import Report
-    from assetgate.gate import Mode
-    from assetgate.levels import Catalogue
+    from assetgate.catalogue.levels import Catalogue
+    from assetgate.judge.gate import Mode
+    from assetgate.run.check import Report
 
 DEMO: Final = str(REPO / "fixtures/inventories/demo.jsonl")
 NAMES: Final = frozenset(r.name for r in RULES)

@@ -9,18 +9,18 @@ import jsonschema  # type: ignore[import-untyped]  # no stubs; tests only
 import msgspec
 import pytest
 
-from assetgate.check import check, make_plan
-from assetgate.cli import main
-from assetgate.matrix import check_matrix
-from assetgate.report import render
-from assetgate.rolling import check_rolling
-from assetgate.schema import SCHEMAS, json_schema
+from assetgate.cli.main import main
+from assetgate.report.render import render
+from assetgate.report.schema import SCHEMAS, json_schema
+from assetgate.run.check import check, make_plan
+from assetgate.run.matrix import check_matrix
+from assetgate.run.rolling import check_rolling
 from tests.conftest import REPO
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from assetgate.levels import Catalogue
+    from assetgate.catalogue.levels import Catalogue
 
 DEMO = REPO / "fixtures/inventories/demo.jsonl"
 ROLLING = REPO / "fixtures/inventories/rolling.jsonl"

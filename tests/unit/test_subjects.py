@@ -1,4 +1,4 @@
-"""Tests for assetgate.subjects: nats-server's SubjectsCollide and overlap finding."""
+"""Tests for assetgate.judge.subjects: nats-server's SubjectsCollide and overlap finding."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from functools import cache
 
 import pytest
 
-from assetgate.subjects import (
+from assetgate.judge.subjects import (
     SubjectIndex,
     claimed_subjects,
     find_overlaps,

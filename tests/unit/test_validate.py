@@ -1,4 +1,4 @@
-"""Tests for assetgate.validate: the server's reply to create/update requests.
+"""Tests for assetgate.requests.validate: the server's reply to create/update requests.
 
 Expected replies are the real servers' texts from /tmp/facts/probe.md.
 """
@@ -14,8 +14,8 @@ import structlog
 from assetgate import ApiError, ServerInfo, validate
 
 if TYPE_CHECKING:
-    from assetgate.levels import Catalogue
-    from assetgate.validate import Operation
+    from assetgate.catalogue.levels import Catalogue
+    from assetgate.requests.validate import Operation
     from assetgate.wire import AssetKind
 
 _INVALID = "invalid JSON"

@@ -1,0 +1,1 @@
+"""The ``assetgate`` command line: one module per command, and what they share."""

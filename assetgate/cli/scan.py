@@ -1,0 +1,189 @@
+"""``assetgate scan``: judge inventories of any size with Spark and write a directory.
+
+Flags and the exit code only; the job is :mod:`assetgate.batch.job`, imported when
+the command runs, so that the rest of the command line never needs pyspark.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from assetgate.cli.check import UsageError, fail_on_help, parse_fail_on
+from assetgate.live.pulled import mode_notes, pulled_mode
+from assetgate.run.check import finding_rules, parse_accept, parse_targets
+from assetgate.run.matrix import is_release_set
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable, Iterator
+
+    from assetgate.catalogue.levels import Catalogue
+
+__all__ = ["add_scan_arguments", "run_scan"]
+
+
+def add_scan_arguments(
+    parser: argparse.ArgumentParser, *, default_master: str | None = "local[*]"
+) -> None:
+    """Add the flags of ``scan`` (shared by the CLI and the spark-submit entry point)."""
+    parser.add_argument(
+        "inventory",
+        metavar="INPUT",
+        nargs="+",
+        help="inventory files, directories or globs (local), or URIs Spark reads",
+    )
+    parser.add_argument(
+        "--target",
+        action="append",
+        required=True,
+        metavar="VERSION|CLUSTER=VERSION,...",
+        help="target version; per cluster as CLUSTER=VERSION (repeatable)",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=["single", "cluster"],
+        help="single server or clustered (default: what the leading server records of "
+        "local `assetgate pull` files say, else cluster)",
+    )
+    parser.add_argument(
+        "--out", required=True, metavar="DIR", help="output directory (replaced)"
+    )
+    parser.add_argument(
+        "--master",
+        default=default_master,
+        help=(
+            "Spark master: local[*] (default: an embedded session), spark://HOST:7077,"
+            " or sc://HOST:15002 for a Spark Connect server"
+        ),
+    )
+    parser.add_argument(
+        "--format",
+        choices=["text", "json", "markdown", "sarif", "junit"],
+        default="text",
+    )
+    parser.add_argument(
+        "--output", "-o", metavar="FILE", help="also write the report here, not stdout"
+    )
+    parser.add_argument(
+        "--fail-on",
+        metavar="RULE,...",
+        help=fail_on_help(matrix=False),
+    )
+    parser.add_argument(
+        "--accept",
+        action="append",
+        default=[],
+        metavar="RULE:ASSET",
+        help="accept a finding explicitly, as check does (repeatable)",
+    )
+    parser.add_argument(
+        "--conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a Spark setting for the session (repeatable)",
+    )
+
+
+def run_scan(args: argparse.Namespace, catalogue: Catalogue) -> int:
+    """Run ``assetgate scan``; return the exit code (0 clean, 1 findings, 2 usage)."""
+    try:
+        from assetgate.batch.job import ScanError, build_session, scan, spark_failure
+    except ImportError as exc:
+        msg = f"scan needs pyspark: pip install 'assetgate[spark]' ({exc})"
+        raise UsageError(msg) from None
+    _need_java()
+    fail_on = parse_fail_on(args.fail_on)
+    if any(is_release_set(target) for target in args.target):
+        msg = (
+            "scan judges one target; every release at once (--target all or A..B) is "
+            "`assetgate check`"
+        )
+        raise UsageError(msg)
+    try:
+        targets = parse_targets(args.target)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    conf = _settings(args.conf)
+    for version in targets.values():  # an unknown version fails before Spark starts
+        catalogue.server(version)
+    local = [path for path in args.inventory if "://" not in path]
+    missing = [path for path in local if not Path(path).exists()]
+    if missing:  # as does a missing local input (a URI is Spark's to read)
+        msg = f"inventory not found: {', '.join(map(repr, missing))}"
+        raise UsageError(msg)
+    for item in args.accept:  # as does a malformed acceptance
+        try:
+            parse_accept(item)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    mode, notes = mode_notes(args.mode, pulled_mode(args.inventory))
+    for note in notes:
+        sys.stderr.write(note + "\n")
+    with _spark_errors(spark_failure):
+        spark = build_session(args.master, conf)
+    try:
+        with _spark_errors(spark_failure):
+            result = scan(
+                spark,
+                args.inventory,
+                args.out,
+                targets=targets,
+                catalogue=catalogue,
+                mode=mode,
+                fmt=args.format,
+                accept=args.accept,
+                fail_on=fail_on,
+            )
+    except ScanError as exc:
+        raise UsageError(str(exc)) from None
+    finally:
+        if args.master is not None:
+            with contextlib.suppress(Exception):  # a JVM that is gone cannot stop
+                spark.stop()
+    if args.output:
+        Path(args.output).write_text(result.text, encoding="utf-8")
+    else:
+        sys.stdout.write(result.text)
+    return 1 if finding_rules(result.report, fail_on) else 0
+
+
+def _need_java() -> None:
+    """Refuse before Spark starts when no Java can run it."""
+    home = os.environ.get("JAVA_HOME")
+    if shutil.which("java") is None and not (
+        home and Path(home, "bin", "java").exists()
+    ):
+        msg = "scan needs Java 17 or later: install a JDK or set JAVA_HOME"
+        raise UsageError(msg)
+
+
+def _settings(items: list[str]) -> dict[str, str]:
+    """``--conf KEY=VALUE`` items as Spark settings."""
+    conf = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            msg = f"--conf: expected KEY=VALUE, got {item!r}"
+            raise UsageError(msg)
+        conf[key] = value
+    return conf
+
+
+@contextlib.contextmanager
+def _spark_errors(
+    spark_failure: Callable[[BaseException], str | None],
+) -> Iterator[None]:
+    """Spark's failures as usage errors (exit 2, one line); anything else unchanged."""
+    try:
+        yield
+    except Exception as exc:
+        failure = spark_failure(exc)
+        if failure is None:
+            raise
+        raise UsageError(failure) from None

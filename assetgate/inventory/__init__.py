@@ -1,0 +1,1 @@
+"""Inventories: records, input files and their formats, and the limits of reading them."""

@@ -1,0 +1,622 @@
+"""Classify stored assets for a target nats-server version: the server's own decisions.
+
+For each stream and consumer, what the target does when it loads the stored config:
+``online`` (loaded, every field honoured), ``offline`` (loaded offline, with the exact
+reason that version prints in that mode), ``degraded`` (loaded, non-zero fields silently
+dropped: 2.10.x and 2.11.0-2.11.8), ``unloadable`` (even the lenient decode fails, so
+the asset vanishes with the server's error text) or ``detached`` (a supported consumer
+that is not loaded because its stream is not). The decision table is section 4 of
+``nats-asset-versioning.md``; the wordings are data in ``levels/``.
+
+Pure: no I/O. The caller groups a stream with its consumers (:func:`classify_stream`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
+
+import msgspec
+
+from assetgate.catalogue.compile import features_for
+from assetgate.catalogue.model import CONFIG_STRUCT
+from assetgate.decoding.decode import Decoded, decode
+from assetgate.decoding.goscan import go_quote
+from assetgate.inventory.read import RecordError
+from assetgate.judge.configchecks import (
+    LineChecks,
+    line_checks,
+    load_checker,
+    load_notes,
+)
+from assetgate.judge.metadata import (
+    REQUIRED_LEVEL_KEY,
+    config_features,
+    go_atoi,
+    supports_required_level,
+)
+from assetgate.judge.subjects import claimed_subjects
+from assetgate.wire import FAST_DECODE_FAILURES, AssetKind
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from assetgate.catalogue.levels import Catalogue, ServerProfile
+    from assetgate.inventory.read import Asset
+    from assetgate.judge.configchecks import CheckFailure
+
+__all__ = [
+    "Judged",
+    "Mode",
+    "State",
+    "Verdict",
+    "asset_id",
+    "classify_stream",
+    "decode_stored",
+    "judge",
+    "judge_many",
+    "settle",
+    "untargeted",
+]
+
+State = Literal[
+    "online", "offline", "degraded", "unloadable", "detached", "unavailable"
+]
+Mode = Literal["single", "cluster"]
+Drift = Literal["stamp_missing", "stamp_unparsable", "stamp_too_low", "stamp_too_high"]
+
+STATES: Final[tuple[State, ...]] = (
+    "online",
+    "offline",
+    "degraded",
+    "unloadable",
+    "detached",
+    "unavailable",
+)
+
+
+class Verdict(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """What the target server does with one stored asset.
+
+    Attributes:
+        state: ``online``, ``offline``, ``degraded``, ``unloadable``, ``detached`` or
+            ``unavailable`` (cluster mode: its whole cluster's JetStream is down, see
+            :mod:`assetgate.judge.outcomes`).
+        reason: the server's own words (offline reason, decode error), or assetgate's
+            for ``detached``; ``None`` when online.
+        target: the server version the asset was judged against.
+        stamped_level: the stored ``_nats.req.level``, verbatim (``None``: no stamp).
+        required_level: the level the config's features need (``None``: no release
+            knows every field).
+        min_server_version: the earliest release that can honour the config.
+        unknown_fields: every field the target does not know, as a path.
+        dropped_fields: unknown fields set to a non-zero value (lost on a lenient load).
+        drift: the stamp disagrees with the features: ``stamp_missing`` (created before
+            2.11 or restored), ``stamp_unparsable``, ``stamp_too_low`` (an older server
+            would load it without the features), ``stamp_too_high``.
+        accepted: the operator's acceptances covering this asset (``RULE:ASSET``,
+            several joined by ``; ``).
+        own_state: for ``unavailable``: the state the asset would have if its
+            cluster's JetStream were up; ``None`` otherwise.
+        own_reason: the reason that goes with ``own_state``.
+        replicas: the asset's effective replica count as the target reads it (a
+            consumer's ``num_replicas``, else its stream's); ``None`` when unknown.
+        check: for ``unloadable``: the server's semantic config check the stored
+            config fails when the target starts (``[[checks]]`` id in ``levels/``);
+            ``None`` otherwise.
+        notes: what the target's defaults change about a stored config that loads
+            (for example a duplicate window it adds), without changing the state.
+    """
+
+    source: str
+    cluster: str
+    account: str
+    kind: AssetKind
+    stream: str
+    name: str
+    state: State
+    reason: str | None
+    target: str
+    stamped_level: str | None
+    required_level: int | None
+    min_server_version: str | None
+    unknown_fields: tuple[str, ...] = ()
+    dropped_fields: tuple[str, ...] = ()
+    drift: Drift | None = None
+    accepted: str | None = None
+    own_state: State | None = None
+    own_reason: str | None = None
+    replicas: int | None = None
+    check: str | None = None
+    notes: tuple[str, ...] = ()
+
+
+class Judged(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """An asset judged on its own, before its stream or consumers are considered.
+
+    Compact and picklable (no config bytes), so that judging, the costly part, can run
+    in worker processes; ``subjects`` are the subjects a stream claims (its name when
+    it has none and no mirror or sources).
+    """
+
+    verdict: Verdict
+    subjects: tuple[str, ...] = ()
+
+
+def asset_id(verdict: Verdict) -> str:
+    """``cluster/account/stream`` or ``cluster/account/stream/consumer``."""
+    base = f"{verdict.cluster}/{verdict.account}/{verdict.stream}"
+    return base if verdict.kind == "stream" else f"{base}/{verdict.name}"
+
+
+def untargeted(asset: Asset) -> RecordError:
+    """The record error for an asset of a cluster no ``--target`` covers."""
+    message = f"no target version for cluster {asset.cluster!r}"
+    return RecordError(source=asset.source, message=message)
+
+
+def decode_stored(asset: Asset, profile: ServerProfile) -> Decoded:
+    """Decode a stored config as the target reads it from disk or the meta layer."""
+    struct = CONFIG_STRUCT[asset.kind]
+    return decode(
+        asset.config,
+        profile.line,
+        struct,
+        context="stored",
+        go_json=profile.switches.go_json,
+    )
+
+
+def classify_stream(
+    stream: Asset | None,
+    consumers: Sequence[Asset],
+    *,
+    profile: ServerProfile,
+    mode: Mode,
+    catalogue: Catalogue,
+) -> list[Verdict]:
+    """Verdicts for one stream and its consumers (``stream`` is ``None`` if missing)."""
+    judged_stream = None if stream is None else judge(stream, profile, mode, catalogue)
+    judged = [judge(asset, profile, mode, catalogue) for asset in consumers]
+    return settle(judged_stream, judged, profile)
+
+
+def judge(
+    asset: Asset, profile: ServerProfile, mode: Mode, catalogue: Catalogue
+) -> Judged:
+    """Judge one asset on its own: decode it as the target does and apply section 4.1."""
+    decoded = decode_stored(asset, profile)
+    state, reason = _loaded_state(decoded, profile, mode)
+    failed: CheckFailure | None = None
+    notes: tuple[str, ...] = ()
+    if state in _RECOVERED:  # the target re-runs its config checks on what it recovers
+        failed, notes = _load_checks(decoded.config, asset.kind, profile, mode)
+    return _judged(asset, decoded, (state, reason), failed, notes, profile, catalogue)
+
+
+def judge_many(
+    asset: Asset,
+    profiles: Sequence[ServerProfile],
+    mode: Mode,
+    catalogue: Catalogue,
+) -> list[Judged]:
+    """:func:`judge` against each of ``profiles``, sharing what releases share.
+
+    The decode is made once per release line, the config checks once per line
+    (:class:`~assetgate.judge.configchecks.LineChecks`), the state before the checks once
+    per line and offline wording, the features once per asset; a release whose
+    judgement has the same parts as the one before it (everything a verdict is made
+    of but the target's name) gets the same object, whose ``target`` names the first
+    of them. For ``check_matrix``.
+    """
+    plan = _prepared(profiles, asset.kind, mode)
+    decoded_of: list[Decoded | None] = [None] * plan.lines
+    # per line: the stored level a plain config needs (None: none), or _SLOW
+    plain_of: list[object] = [_SLOW] * plan.lines
+    unstamped_of: list[bool] = [True] * plan.lines
+    loaded_of: list[tuple[State, str | None] | None] = [None] * plan.states
+    results_of: list[Any] = [_NOT_RUN] * plan.lines
+    features: dict[str, tuple[int, str] | None] = {}
+    out: list[Judged] = []
+    last: tuple[object, ...] = ()
+    judged: Judged | None = None
+    for profile, line, state, lines, alike in plan.steps:
+        if alike and judged is not None:  # judges all as the release before it
+            out.append(judged)
+            continue
+        decoded = decoded_of[line]
+        if decoded is None:
+            decoded = decoded_of[line] = decode_stored(asset, profile)
+            plain_of[line] = _plain_level(decoded)
+            unstamped_of[line] = _unstamped(decoded)
+        loaded = loaded_of[state]
+        if loaded is None:
+            needs = plain_of[line]
+            if needs is None or (
+                isinstance(needs, int) and needs <= (profile.api_level or 0)
+            ):
+                loaded = _ONLINE  # what _loaded_state answers, without asking
+            else:
+                loaded = _loaded_state(decoded, profile, mode)
+            loaded_of[state] = loaded
+        failed: CheckFailure | None = None
+        notes: tuple[str, ...] = ()
+        if loaded[0] in _RECOVERED:  # every check of the line once, then this release's
+            results = results_of[line]
+            if results is _NOT_RUN:
+                results = results_of[line] = lines.run(decoded.config)
+            if results is not None:
+                failed, notes = lines.pick(profile, results)
+        parts = (
+            decoded.unknown_fields,
+            decoded.dropped_fields if loaded[0] == "degraded" else (),
+            decoded.config is None,
+            loaded,
+            failed,
+            notes,
+            # a missing stamp is a drift only where releases stamp the level
+            profile.switches.stamps_level and unstamped_of[line],
+        )
+        if judged is None or parts != last:
+            judged = _judged(
+                asset,
+                decoded,
+                loaded,
+                failed,
+                notes,
+                profile,
+                catalogue,
+                features=features,
+            )
+            last = parts
+        out.append(judged)
+    return out
+
+
+_NOT_RUN: Final = object()
+
+
+_SLOW: Final = object()
+_ONLINE: Final[tuple[State, str | None]] = ("online", None)
+
+
+def _plain_level(decoded: Decoded) -> object:
+    """For a config that decodes cleanly: the stored level it needs (None: none).
+
+    Such a config loads online on every release of its line whose API level is at
+    least that (:func:`_loaded_state`); anything else (an error, dropped fields, a
+    stamp that does not parse) is ``_SLOW``: ask :func:`_loaded_state`.
+    """
+    if (
+        decoded.config is None
+        or decoded.lenient_error is not None
+        or decoded.strict_error is not None
+        or decoded.dropped_fields
+    ):
+        return _SLOW
+    metadata = getattr(decoded.config, "metadata", None)
+    stored = (metadata or {}).get(REQUIRED_LEVEL_KEY, "")
+    if not stored:
+        return None
+    level = go_atoi(stored)
+    return _SLOW if level is None else level
+
+
+def _unstamped(decoded: Decoded) -> bool:
+    """Whether the config may lack the level stamp (unknown when it does not decode)."""
+    metadata = getattr(decoded.config, "metadata", None)
+    return decoded.config is None or not metadata or REQUIRED_LEVEL_KEY not in metadata
+
+
+class _Plan(NamedTuple):
+    """How :func:`judge_many` goes through a list of profiles.
+
+    Per profile: its release line's slot, its load-state slot, its line's checks, and
+    whether it judges every asset as the profile before it does.
+    """
+
+    steps: tuple[tuple[ServerProfile, int, int, LineChecks, bool], ...]
+    lines: int
+    states: int
+
+
+_PREPARED: dict[
+    tuple[tuple[int, ...], str, str], tuple[tuple[ServerProfile, ...], _Plan]
+] = {}
+
+
+def _prepared(profiles: Sequence[ServerProfile], kind: str, mode: Mode) -> _Plan:
+    """The plan of ``profiles``, once per list of profiles.
+
+    Profiles of one release line (and JSON decoder) share a decode and the line's
+    checks; those that also share the offline wording and API level share the
+    state before the checks.
+    """
+    # the profiles are held by the cache, so their ids stay theirs
+    key = (tuple(map(id, profiles)), kind, mode)
+    found = _PREPARED.get(key)
+    if found is None:
+        line_slots: dict[tuple[str, str], int] = {}
+        state_slots: dict[tuple[int, str, int | None], int] = {}
+        steps = []
+        before: tuple[object, ...] = ()
+        for profile in profiles:
+            switches = profile.switches
+            line = line_slots.setdefault(
+                (profile.line.fingerprint, switches.go_json), len(line_slots)
+            )
+            state = state_slots.setdefault(
+                (line, switches.offline, switches.api_level), len(state_slots)
+            )
+            checks = line_checks(profile.line, kind, mode)
+            # the same decode, state, checks in the same order and stamping rule
+            alike = (line, state, checks.orders(profile), switches.stamps_level)
+            steps.append((profile, line, state, checks, alike == before))
+            before = alike
+        plan = _Plan(tuple(steps), len(line_slots), len(state_slots))
+        found = _PREPARED[key] = (tuple(profiles), plan)
+    return found[1]
+
+
+def _loaded_state(
+    decoded: Decoded, profile: ServerProfile, mode: Mode
+) -> tuple[State, str | None]:
+    """The state a decoded stored config loads in, before the config checks."""
+    if decoded.lenient_error is not None or decoded.config is None:
+        return "unloadable", decoded.lenient_error or "cannot decode"
+    if profile.switches.offline == "none":
+        return ("degraded" if decoded.dropped_fields else "online"), None
+    reason = _offline_reason(decoded, profile, mode)
+    return ("online" if reason is None else "offline"), reason
+
+
+def _judged(  # noqa: PLR0917 - the parts of one judgement
+    asset: Asset,
+    decoded: Decoded,
+    loaded: tuple[State, str | None],
+    failed: CheckFailure | None,
+    notes: tuple[str, ...],
+    profile: ServerProfile,
+    catalogue: Catalogue,
+    *,
+    features: dict[str, tuple[int, str] | None] | None = None,
+) -> Judged:
+    """The judgement: the verdict (a failed check makes it unloadable), the subjects."""
+    state, reason = loaded
+    if failed is not None:
+        state, reason = "unloadable", failed.log_reason
+    verdict = _verdict(
+        asset,
+        decoded,
+        state,
+        reason,
+        profile=profile,
+        catalogue=catalogue,
+        features=features,
+    )
+    if failed is not None or notes:
+        check = None if failed is None else failed.check
+        verdict = msgspec.structs.replace(verdict, check=check, notes=notes)
+    subjects: tuple[str, ...] = ()
+    if asset.kind == "stream" and decoded.config is not None:
+        config = decoded.config
+        subjects = claimed_subjects(
+            config.subjects,
+            name=config.name or asset.name,
+            mirror=config.mirror,
+            sources=config.sources,
+        )
+    return Judged(verdict=verdict, subjects=subjects)
+
+
+_RECOVERED: Final = frozenset({"online", "degraded"})
+# the bound checks and notes per (id(profile), kind, mode); profiles are cached by the
+# catalogue and kept alive by load_checker, so their ids stay valid
+_BOUND: dict[
+    tuple[int, str, str],
+    tuple[
+        Callable[[Any], CheckFailure | None] | None,
+        Callable[[Any], tuple[str, ...]] | None,
+    ],
+] = {}
+
+
+def _load_checks(
+    config: Any, kind: str, profile: ServerProfile, mode: Mode
+) -> tuple[CheckFailure | None, tuple[str, ...]]:
+    """The load-time check the config fails, else the notes that apply to it."""
+    key = (id(profile), kind, mode)
+    bound = _BOUND.get(key)
+    if bound is None:  # once per target, kind and mode
+        bound = _BOUND[key] = (
+            load_checker(profile, kind, mode),
+            load_notes(profile, kind, mode),
+        )
+    checker, noter = bound
+    failed = None if checker is None else checker(config)
+    if failed is not None or noter is None:
+        return failed, ()
+    return None, noter(config)
+
+
+def settle(
+    stream: Judged | None, consumers: Sequence[Judged], profile: ServerProfile
+) -> list[Verdict]:
+    """Apply what a stream and its consumers do to each other.
+
+    A supported stream with an offline consumer is stopped (``stopped - unsupported
+    consumer "C"`` from 2.11.11/2.12.1); the supported consumers of a stream that is
+    offline, stopped, unloadable or missing are detached. The consumer named is the
+    first offline one in name order, as a single server reads the consumer directories
+    in that order.
+    """
+    verdicts: list[Verdict] = []
+    stream_state: State | None = None
+    stream_reason: str | None = None
+    stream_replicas = None if stream is None else stream.verdict.replicas
+    if stream is not None:
+        head = stream.verdict
+        stream_state, stream_reason = head.state, head.reason
+        offline = [j.verdict.name for j in consumers if j.verdict.state == "offline"]
+        if offline and stream_state in {"online", "degraded"}:
+            stream_state = "offline"
+            stream_reason = _stopped_reason(profile, min(offline))
+            head = msgspec.structs.replace(
+                head, state=stream_state, reason=stream_reason, dropped_fields=()
+            )
+        verdicts.append(head)
+    for judged in consumers:
+        verdict = judged.verdict
+        if verdict.replicas is None and stream_replicas is not None:
+            verdict = msgspec.structs.replace(verdict, replicas=stream_replicas)
+        if verdict.state in {"online", "degraded"} and stream_state not in {
+            "online",
+            "degraded",
+        }:
+            reason = _detached_reason(verdict.stream, stream_state, stream_reason)
+            verdict = msgspec.structs.replace(
+                verdict, state="detached", reason=reason, dropped_fields=()
+            )
+        verdicts.append(verdict)
+    return verdicts
+
+
+def _offline_reason(decoded: Decoded, profile: ServerProfile, mode: Mode) -> str | None:
+    """The offline reason the target prints (section 4.1), or ``None`` when supported."""
+    metadata = getattr(decoded.config, "metadata", None) or {}
+    requested = metadata.get(REQUIRED_LEVEL_KEY, "")
+    level = profile.api_level or 0
+    supported = supports_required_level(metadata, level)
+    error = decoded.strict_error
+    if supported and error is None:
+        return None  # the common case: nothing to say
+    generation = profile.switches.offline
+    words = profile.line.offline[generation]
+    values = {
+        "req": requested,
+        "level": str(level),
+        "err": error or "",
+        "err_nojson": (error or "").removeprefix("json: "),
+    }
+    if generation == "gen2":
+        if mode == "single":
+            if not supported:
+                key = "config_error" if error is not None else "level"
+            elif error is not None:
+                key = "decoding"
+            else:
+                return None
+        elif error is not None and error.startswith("json:"):
+            key = "config_error"
+        elif not supported:
+            key = "level"
+        elif error is not None:
+            key = "stopped"
+        else:
+            return None
+    elif not supported:
+        key = "level"
+    elif error is not None:
+        key = "decoding" if mode == "single" else "stopped"
+    else:
+        return None
+    return words[key].format(**values)
+
+
+def _stopped_reason(profile: ServerProfile, consumer: str) -> str:
+    words = profile.line.offline[profile.switches.offline]
+    template = words.get("stopped_by_consumer", words["stopped"])
+    return template.format(name=go_quote(consumer))
+
+
+def _detached_reason(stream: str, state: State | None, reason: str | None) -> str:
+    if state is None:
+        return f"stream {go_quote(stream)} is not in the inventory"
+    if state == "unloadable":
+        return f"stream {go_quote(stream)} does not load: {reason}"
+    return f"stream {go_quote(stream)} is offline: {reason}"
+
+
+def _verdict(
+    asset: Asset,
+    decoded: Decoded,
+    state: State,
+    reason: str | None,
+    *,
+    profile: ServerProfile,
+    catalogue: Catalogue,
+    features: dict[str, tuple[int, str] | None] | None = None,
+) -> Verdict:
+    metadata = getattr(decoded.config, "metadata", None) if decoded.config else None
+    stamped = metadata.get(REQUIRED_LEVEL_KEY) if metadata else None
+    if decoded.config is None:
+        stamped = _raw_stamp(asset)
+    known = decoded.config is not None and not decoded.unknown_fields
+    # what a config needs does not depend on the target: computed once per asset
+    key = "needs"
+    if features is not None and key in features:
+        needs: tuple[int, str] | None = features[key]
+    elif known:
+        # the target knows every field: its rules and history give the same answer
+        needs = features_for(catalogue, profile.line, asset.kind)(decoded.config)
+    else:
+        needs = config_features(asset.config, asset.kind, catalogue)
+    if features is not None:
+        features[key] = needs
+    required = None if needs is None else needs[0]
+    return Verdict(
+        source=asset.source,
+        cluster=asset.cluster,
+        account=asset.account,
+        kind=asset.kind,
+        stream=asset.stream,
+        name=asset.name,
+        state=state,
+        reason=reason,
+        target=profile.version.text,
+        stamped_level=stamped,
+        required_level=required,
+        min_server_version=None if needs is None else needs[1],
+        unknown_fields=decoded.unknown_fields,
+        dropped_fields=decoded.dropped_fields if state == "degraded" else (),
+        drift=_drift(stamped, required, profile),
+        replicas=_replicas(decoded, asset.kind),
+    )
+
+
+def _replicas(decoded: Decoded, kind: str) -> int | None:
+    """``num_replicas`` as configured; a stream's 0 means 1, a consumer's its stream's."""
+    if decoded.config is None:
+        return None
+    value = getattr(decoded.config, "num_replicas", None)
+    if not isinstance(value, int):
+        return None
+    if kind == "stream":
+        return max(value, 1)
+    return value or None
+
+
+class _MetadataView(msgspec.Struct):
+    """Just the metadata of a config, for configs the target cannot decode."""
+
+    metadata: dict[str, str] | None = None
+
+
+def _raw_stamp(asset: Asset) -> str | None:
+    try:
+        view = msgspec.json.decode(asset.config, type=_MetadataView)
+    except FAST_DECODE_FAILURES:
+        return None
+    return (view.metadata or {}).get(REQUIRED_LEVEL_KEY)
+
+
+def _drift(
+    stamped: str | None, required: int | None, profile: ServerProfile
+) -> Drift | None:
+    if stamped is None:
+        return "stamp_missing" if profile.switches.stamps_level else None
+    level = go_atoi(stamped)
+    if level is None:
+        return "stamp_unparsable"
+    if required is None or level == required:
+        return None
+    return "stamp_too_low" if level < required else "stamp_too_high"

@@ -1,0 +1,1 @@
+"""Runs over a whole inventory: ``check``, its worker pool, the matrix of releases and rolling changes."""

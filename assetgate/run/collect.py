@@ -1,0 +1,509 @@
+"""How a check's report is put together: its model and the collector.
+
+:class:`Collector` judges records as they arrive and settles each stream with its
+consumers at the end; :func:`assemble` turns the settled :class:`Parts` into the
+:class:`Report`: whole-cluster outcomes, the operator's acceptances
+(:mod:`assetgate.judge.accept`), the counts. :mod:`assetgate.check` is the public face of
+all of this. Over 400 lines because the report model and the collector that fills it
+change together.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections import defaultdict
+from typing import TYPE_CHECKING, Final
+
+import msgspec
+
+from assetgate.inventory.read import Asset, Ignored, RecordError
+from assetgate.judge.accept import Acceptance, apply_acceptances, parse_accept
+from assetgate.judge.gate import (
+    STATES,
+    Judged,
+    Mode,
+    Verdict,
+    judge,
+    settle,
+    untargeted,
+)
+from assetgate.judge.outcomes import (
+    ClusterOutcome,
+    HealthFailure,
+    cluster_outcomes,
+    health_failures,
+)
+from assetgate.judge.subjects import KEEP_SUBJECTS, find_overlaps
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+    from assetgate.catalogue.levels import Catalogue, ServerProfile
+
+AccountKey = tuple[str, str]  # (cluster, account)
+Collision = tuple[str, str, str, str]  # stream, its subject, other stream, its subject
+
+__all__ = [
+    "DEFAULT_CLUSTER",
+    "Acceptance",
+    "CatalogueInfo",
+    "Collector",
+    "ErrorEntry",
+    "InventoryInfo",
+    "Overlap",
+    "Parts",
+    "Report",
+    "Summary",
+    "TargetInfo",
+    "apply_acceptances",
+    "assemble",
+    "asset_hash",
+    "inventory_digest",
+    "judge_asset",
+    "kept_by_account",
+    "overlap_entries",
+    "parse_accept",
+    "profile_for",
+    "target_profile",
+]
+
+DEFAULT_CLUSTER: Final = "*"
+
+
+def profile_for(
+    profiles: Mapping[str, ServerProfile], cluster: str
+) -> ServerProfile | None:
+    """The target of a cluster: its own, else the default (``"*"``), else ``None``."""
+    return profiles.get(cluster) or profiles.get(DEFAULT_CLUSTER)
+
+
+def target_profile(
+    profiles: Mapping[str, ServerProfile], cluster: str
+) -> ServerProfile:
+    """:func:`profile_for` of a cluster that has a target (a judged asset's cluster)."""
+    found = profile_for(profiles, cluster)
+    if found is None:
+        msg = f"no target version for cluster {cluster!r}"
+        raise KeyError(msg)
+    return found
+
+
+def judge_asset(
+    asset: Asset, profiles: Mapping[str, ServerProfile], mode: Mode, cat: Catalogue
+) -> Judged | RecordError:
+    """Judge an asset against its cluster's target; a record error if none covers it."""
+    profile = profile_for(profiles, asset.cluster)
+    if profile is None:
+        return untargeted(asset)
+    return judge(asset, profile, mode, cat)
+
+
+class TargetInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """The target a report judges against.
+
+    ``version`` is the default target, or the lowest of the per-cluster ones;
+    ``clusters`` the per-cluster versions; ``default`` the version for clusters not
+    named (``None`` when every cluster is named).
+    """
+
+    version: str
+    api_level: int | None
+    mode: Mode
+    clusters: dict[str, str] = msgspec.field(default_factory=dict)
+    default: str | None = None
+
+
+class CatalogueInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """Which level catalogue the report used."""
+
+    digest: str
+
+
+class Summary(msgspec.Struct, frozen=True, kw_only=True):
+    """Counts: ``records == assets + errors + ignored``; one count per state."""
+
+    records: int
+    assets: int
+    online: int
+    offline: int
+    degraded: int
+    unloadable: int
+    detached: int
+    unavailable: int
+    errors: int
+    ignored: int
+    overlaps: int
+    accepted: int
+
+
+class Overlap(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """Two streams of one account whose subjects overlap on the target.
+
+    ``offline`` names the side(s) that are offline: they keep their subjects, so the
+    overlap holds although the stream does not serve.
+    """
+
+    cluster: str
+    account: str
+    streams: tuple[str, str]
+    subjects: tuple[str, str]
+    offline: tuple[str, ...] = ()
+    accepted: str | None = None
+
+
+class ErrorEntry(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """A record that could not be read (KIP-467: the culprit is named)."""
+
+    source: str
+    message: str
+    retriable: bool
+    accepted: str | None = None
+
+
+class InventoryInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """A digest of the inventory content the verdicts depend on (order-independent)."""
+
+    digest: str
+
+
+REPORT_FORMAT: Final = "assetgate-report/1"
+"""The ``format`` of a report (JSON Schema: ``assetgate schema report``)."""
+
+
+class Report(msgspec.Struct, frozen=True, kw_only=True):
+    """The result of :func:`check`; ``check --format json`` serialises exactly this."""
+
+    format: str = REPORT_FORMAT
+    target: TargetInfo
+    catalogue: CatalogueInfo
+    inventory: InventoryInfo
+    summary: Summary
+    clusters: list[ClusterOutcome]
+    health: list[HealthFailure] = msgspec.field(default_factory=list)
+    assets: list[Verdict]
+    overlaps: list[Overlap]
+    errors: list[ErrorEntry]
+    ignored: list[Ignored]
+    accepted: list[Acceptance]
+
+
+class Collector:
+    """Judges records as they arrive; settles streams and consumers at the end.
+
+    Used by :func:`check` and by the admission check, which also needs the subjects
+    each stream claims.
+    """
+
+    def __init__(
+        self,
+        profiles: dict[str, ServerProfile],
+        mode: Mode,
+        cat: Catalogue,
+        *,
+        keep_configs: bool = False,
+    ) -> None:
+        """A collector judging against ``profiles`` (one per cluster, ``"*"`` the default)."""
+        self.profiles = profiles
+        self.keep_configs = keep_configs
+        self.configs: dict[tuple[str, str, str], bytes] = {}
+        self.mode = mode
+        self.cat = cat
+        self.streams: dict[tuple[str, str, str], Judged] = {}
+        self.duplicates: list[Judged] = []
+        self.consumers: defaultdict[tuple[str, str, str], list[Judged]] = defaultdict(
+            list
+        )
+        self.errors: list[ErrorEntry] = []
+        self.ignored: list[Ignored] = []
+        self.records = 0
+        self.hashes: list[bytes] = []
+        self._sorted_streams: list[tuple[str, str, str]] = []
+
+    def profile(self, cluster: str) -> ServerProfile:
+        """The target profile of a cluster (every judged asset's cluster has one)."""
+        return target_profile(self.profiles, cluster)
+
+    def add(
+        self, record: Asset | RecordError | Ignored, *, counted: bool = False
+    ) -> None:
+        """Account for one record; judge it if it is an asset."""
+        if not counted:
+            self.records += 1
+        if isinstance(record, RecordError):
+            self.errors.append(
+                ErrorEntry(
+                    source=record.source,
+                    message=record.message,
+                    retriable=record.retriable,
+                )
+            )
+            return
+        if isinstance(record, Ignored):
+            self.ignored.append(record)
+            return
+        judged = judge_asset(record, self.profiles, self.mode, self.cat)
+        if isinstance(judged, RecordError):
+            self.add(judged, counted=True)
+            return
+        self.add_judged(
+            asset_hash(record),
+            judged,
+            config=record.config,
+            counted=True,
+        )
+
+    def add_judged(
+        self,
+        digest: bytes,
+        judged: Judged,
+        *,
+        config: bytes | None = None,
+        counted: bool = False,
+    ) -> None:
+        """Account for an asset judged elsewhere (a worker process)."""
+        if not counted:
+            self.records += 1
+        self.hashes.append(digest)
+        verdict = judged.verdict
+        key = (verdict.cluster, verdict.account, verdict.stream)
+        if verdict.kind == "stream":
+            if key in self.streams:
+                self.duplicates.append(judged)
+            else:
+                self.streams[key] = judged
+                if self.keep_configs and config is not None:
+                    self.configs[key] = config
+        else:
+            self.consumers[key].append(judged)
+
+    def settled(self) -> list[Verdict]:
+        """Streams settled with their consumers, in key order (duplicates left out)."""
+        verdicts: list[Verdict] = []
+        # consumers without their stream are few: sorting them into the sorted stream
+        # keys is close to linear (Timsort merges the runs)
+        orphans = [key for key in self.consumers if key not in self.streams]
+        for key in sorted(self.stream_keys() + orphans):
+            stream = self.streams.get(key)
+            consumers = self.consumers.get(key, [])
+            if len(consumers) > 1:
+                consumers = sorted(consumers, key=_by_name)
+            verdicts.extend(settle(stream, consumers, self.profile(key[0])))
+        return verdicts
+
+    def stream_keys(self) -> list[tuple[str, str, str]]:
+        """The keys of the streams added so far, sorted (sorted once, then reused)."""
+        if len(self._sorted_streams) != len(self.streams):
+            self._sorted_streams = sorted(self.streams)
+        return self._sorted_streams
+
+    def verdicts(self) -> list[Verdict]:
+        """Every asset's verdict: :meth:`settled`, then duplicates in input order."""
+        return self.settled() + [j.verdict for j in self.duplicates]
+
+    def report(
+        self,
+        targets: dict[str, str],
+        rules: list[tuple[str, str]],
+        *,
+        verdicts: list[Verdict] | None = None,
+        found: Mapping[AccountKey, list[Collision]] | None = None,
+    ) -> Report:
+        """The report of everything added so far.
+
+        ``verdicts`` (from :meth:`verdicts`) and ``found`` (the collisions of each
+        group of :meth:`kept_streams`) may come precomputed, by other processes.
+        """
+        if verdicts is None:
+            verdicts = self.verdicts()
+        return assemble(
+            Parts(
+                records=self.records,
+                verdicts=verdicts,
+                overlaps=self.overlaps(verdicts, found),
+                errors=self.errors,
+                ignored=self.ignored,
+                hashes=self.hashes,
+            ),
+            self.profiles,
+            self.mode,
+            self.cat,
+            targets=targets,
+            rules=rules,
+        )
+
+    def kept_streams(self) -> dict[AccountKey, list[tuple[str, tuple[str, ...]]]]:
+        """Per account, in key order: the streams that keep their subjects.
+
+        Offline streams keep them, unloadable ones do not. Settling only turns an
+        online or degraded stream offline, so the judged state decides (the last
+        record's, when a stream is listed twice), before settling.
+        """
+        return kept_by_account(self.stream_keys(), self.streams, self.duplicates)
+
+    def overlaps(
+        self,
+        verdicts: list[Verdict],
+        found: Mapping[AccountKey, list[Collision]] | None = None,
+    ) -> list[Overlap]:
+        """Overlaps between streams of one account that keep their subjects.
+
+        ``found``: the collisions of each account of :meth:`kept_streams` with two
+        streams or more, when found elsewhere.
+        """
+        states = {
+            (v.cluster, v.account, v.name): v.state
+            for v in verdicts
+            if v.kind == "stream"
+        }
+        if found is None:
+            found = {
+                account: find_overlaps(streams)
+                for account, streams in self.kept_streams().items()
+            }
+        return overlap_entries(found, states)
+
+
+def kept_by_account(
+    keys: Iterable[tuple[str, str, str]],
+    streams: Mapping[tuple[str, str, str], Judged],
+    duplicates: Iterable[Judged],
+) -> dict[AccountKey, list[tuple[str, tuple[str, ...]]]]:
+    """Per account, in the order of ``keys``: the streams that keep their subjects.
+
+    Offline streams keep them, unloadable ones do not. Settling only turns an online
+    or degraded stream offline, so the judged state decides (the last record's, when a
+    stream is listed twice in ``duplicates``), before settling.
+    """
+    last: dict[tuple[str, str, str], str] = {}
+    for judged in duplicates:
+        verdict = judged.verdict
+        last[(verdict.cluster, verdict.account, verdict.stream)] = verdict.state
+    by_account: dict[AccountKey, list[tuple[str, tuple[str, ...]]]] = {}
+    for key in keys:
+        judged = streams[key]
+        if last.get(key, judged.verdict.state) in KEEP_SUBJECTS:
+            account = (key[0], key[1])
+            kept = by_account.get(account)
+            if kept is None:
+                kept = by_account[account] = []
+            kept.append((key[2], judged.subjects))
+    return by_account
+
+
+def overlap_entries(
+    found: Mapping[AccountKey, list[Collision]],
+    states: Mapping[tuple[str, str, str], str],
+) -> list[Overlap]:
+    """The overlaps of the collisions found per account, by account.
+
+    ``states`` holds each stream's state, by (cluster, account, name): a side that is
+    ``offline`` is named in the overlap (it keeps its subjects without serving).
+    """
+    out: list[Overlap] = []
+    for (cluster, account), collisions in sorted(found.items()):
+        for a, subject_a, b, subject_b in collisions:
+            offline = tuple(
+                name
+                for name in (a, b)
+                if states.get((cluster, account, name)) == "offline"
+            )
+            out.append(
+                Overlap(
+                    cluster=cluster,
+                    account=account,
+                    streams=(a, b),
+                    subjects=(subject_a, subject_b),
+                    offline=offline,
+                )
+            )
+    return out
+
+
+def _by_name(judged: Judged) -> str:
+    return judged.verdict.name
+
+
+class Parts(msgspec.Struct, kw_only=True):
+    """What a report is assembled from: settled verdicts, overlaps and the rest.
+
+    ``verdicts`` in report order (streams by key, each before its consumers, then
+    duplicate stream records in input order); ``overlaps`` by account.
+    """
+
+    records: int
+    verdicts: list[Verdict]
+    overlaps: list[Overlap]
+    errors: list[ErrorEntry]
+    ignored: list[Ignored]
+    hashes: list[bytes]
+
+
+def assemble(
+    parts: Parts,
+    profiles: dict[str, ServerProfile],
+    mode: Mode,
+    cat: Catalogue,
+    *,
+    targets: dict[str, str],
+    rules: list[tuple[str, str]],
+) -> Report:
+    """The report: whole-cluster outcomes, acceptances and counts over the parts."""
+    verdicts, overlaps = parts.verdicts, parts.overlaps
+    clusters: list[ClusterOutcome] = []
+    if mode == "cluster":
+        verdicts, clusters = cluster_outcomes(
+            verdicts, functools.partial(target_profile, profiles)
+        )
+    health = health_failures(
+        verdicts, mode, functools.partial(target_profile, profiles)
+    )
+    marked = apply_acceptances(
+        verdicts, overlaps, rules, clusters, errors=parts.errors, ignored=parts.ignored
+    )
+    verdicts, overlaps, accepted, clusters, errors, ignored = marked
+    counts = dict.fromkeys(STATES, 0)
+    for verdict in verdicts:
+        counts[verdict.state] += 1
+    # the default target, else the lowest version (a rolling upgrade's weakest)
+    head = profiles.get(DEFAULT_CLUSTER) or min(
+        profiles.values(), key=lambda p: (p.version.release, p.version.text)
+    )
+    return Report(
+        target=TargetInfo(
+            version=head.version.text,
+            api_level=head.api_level,
+            mode=mode,
+            clusters={c: v for c, v in targets.items() if c != DEFAULT_CLUSTER},
+            default=targets.get(DEFAULT_CLUSTER),
+        ),
+        catalogue=CatalogueInfo(digest=cat.digest),
+        inventory=InventoryInfo(digest=inventory_digest(parts.hashes)),
+        summary=Summary(
+            records=parts.records,
+            assets=len(verdicts),
+            errors=len(parts.errors),
+            ignored=len(parts.ignored),
+            overlaps=len(overlaps),
+            accepted=marked.covered,
+            **counts,
+        ),
+        clusters=clusters,
+        health=health,
+        assets=verdicts,
+        overlaps=overlaps,
+        errors=errors,
+        ignored=ignored,
+        accepted=accepted,
+    )
+
+
+def asset_hash(asset: Asset) -> bytes:
+    """What a verdict depends on: where the asset lives, what it is, its stored config."""
+    head = f"{asset.cluster}\x00{asset.account}\x00{asset.kind}\x00{asset.stream}\x00{asset.name}"
+    return hashlib.sha256(head.encode() + b"\x00" + asset.config).digest()
+
+
+def inventory_digest(hashes: list[bytes]) -> str:
+    """The order-independent digest of the per-asset hashes (``Report.inventory``)."""
+    return hashlib.sha256(b"".join(sorted(hashes))).hexdigest()

@@ -1,0 +1,399 @@
+"""How a matrix run's result is put together from one light report per release.
+
+:class:`Builder` takes in what each release does (:class:`~assetgate.run.multi.Release`)
+and builds the rows, the floors per cluster and for the inventory, and the findings
+with the releases they apply to, their codes and their fixes (:mod:`assetgate.judge.fixes`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import TYPE_CHECKING
+
+import msgspec
+from packaging.version import Version
+
+from assetgate.judge.fixes import (
+    Fix,
+    cluster_code,
+    finding_code,
+    fixes_for,
+    outcome_fixes,
+    overlap_fixes,
+)
+from assetgate.judge.gate import STATES, Mode, Verdict, asset_id
+from assetgate.run.collect import Acceptance, Report
+from assetgate.run.matrix_model import (
+    LOST,
+    NOT_LOSSLESS,
+    Floor,
+    Matrix,
+    MatrixCell,
+    MatrixFinding,
+    MatrixRow,
+    Pin,
+    Summary,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from assetgate.catalogue.levels import Catalogue
+    from assetgate.judge.outcomes import ClusterOutcome
+    from assetgate.run.multi import Release
+
+__all__ = ["Builder"]
+
+
+FindingKey = tuple[
+    str, str, str, str | None, str | None
+]  # asset, source, rule, reason, check
+
+
+class _Group:
+    """A finding across releases: its first verdict and where it applies."""
+
+    __slots__ = (
+        "accepted",
+        "cluster",
+        "code",
+        "outcome",
+        "overlap",
+        "releases",
+        "stopped_by",
+        "verdict",
+    )
+
+    def __init__(self, code: str, cluster: str, verdict: Verdict | None) -> None:
+        self.code = code
+        self.cluster = cluster
+        self.verdict = verdict
+        self.releases: list[str] = []
+        self.accepted: str | None = None
+        self.stopped_by: str | None = None
+        self.outcome: ClusterOutcome | None = None
+        self.overlap: list[Fix] = []
+
+
+class Builder:
+    """Takes in one report per release; builds the rows, floors and findings."""
+
+    def __init__(
+        self, rows: list[str], mode: Mode, cat: Catalogue, *, cap: str | None = None
+    ) -> None:
+        """A builder for the releases ``rows``, in ``mode``, over ``cat``."""
+        self.rows = rows
+        self.cap = cap
+        self.mode = mode
+        self.cat = cat
+        self.row_of: dict[str, MatrixRow] = {}
+        self.groups: dict[FindingKey, _Group] = {}
+        # per asset (id, source): the releases where it is not online on its own;
+        # per release: the clusters that are down (every asset unavailable)
+        self.lossy: defaultdict[tuple[str, str], set[str]] = defaultdict(set)
+        self.down: dict[str, set[str]] = {}
+        self.clusters: set[str] = set()
+        # per release and cluster: (asset, state, reason) of what is not online
+        self.not_online: dict[str, dict[str, list[tuple[str, str, str | None]]]] = {}
+        self.outcomes: dict[str, dict[str, ClusterOutcome]] = {}
+        self.first: Report | None = None
+        self.accepted: dict[tuple[str, str], set[str]] = {}
+
+    def add(self, release: str, result: Release) -> None:
+        """Take in what ``release`` does (judged by a release that behaves alike).
+
+        ``result.report`` lists only the verdicts that are not online or drift.
+        """
+        report, counts, failing = result
+        if self.first is None:
+            self.first = report
+        profile = self.cat.server(release)
+        outcomes = {c.cluster: c for c in report.clusters}
+        self.outcomes[release] = outcomes
+        self.clusters.update(counts)
+        lost: defaultdict[str, list[tuple[str, str, str | None]]] = defaultdict(list)
+        stopped = _stopping_consumers(report.assets)
+        down = {name for name, c in outcomes.items() if c.outcome != "ok"}
+        if down:
+            self.down[release] = down
+        for verdict in report.assets:
+            # an asset its cluster's outcome makes unavailable is counted in the row;
+            # the cluster's own finding names the cause and the fix
+            if verdict.state == "unavailable" and verdict.drift is None:
+                continue
+            ident = asset_id(verdict)
+            occurrence = verdict.source
+            if verdict.state not in {"online", "unavailable"}:
+                self.lossy[(ident, occurrence)].add(release)
+                lost[verdict.cluster].append((ident, verdict.state, verdict.reason))
+                stream_key = (verdict.cluster, verdict.account, verdict.stream)
+                stopped_by = (
+                    stopped.get(stream_key) if verdict.kind == "stream" else None
+                )
+                code = finding_code(verdict, profile, stopped=stopped_by is not None)
+                group = self._group(
+                    (ident, occurrence, verdict.state, verdict.reason, verdict.check),
+                    code,
+                    verdict,
+                )
+                group.releases.append(release)
+                if stopped_by is not None:
+                    group.stopped_by = stopped_by
+            if verdict.drift is not None:
+                group = self._group(
+                    (ident, occurrence, verdict.drift, None, None),
+                    cluster_code(verdict.drift),
+                    verdict,
+                )
+                group.releases.append(release)
+        for outcome in report.clusters:
+            self.clusters.add(outcome.cluster)
+            if outcome.outcome == "ok":
+                continue
+            name = outcome.cluster
+            group = self._group(
+                (name, "", outcome.outcome, outcome.reason, None),
+                cluster_code(outcome.outcome),
+                None,
+                cluster=name,
+            )
+            group.releases.append(release)
+            group.accepted = outcome.accepted
+            if group.outcome is None:
+                group.outcome = outcome
+        for overlap in report.overlaps:
+            name = (
+                f"{overlap.cluster}/{overlap.account} "
+                f"{overlap.streams[0]} ~ {overlap.streams[1]}"
+            )
+            group = self._group(
+                (name, "", "overlap", " ~ ".join(overlap.subjects), None),
+                cluster_code("overlap"),
+                None,
+                cluster=overlap.cluster,
+            )
+            group.releases.append(release)
+            group.accepted = overlap.accepted
+            group.overlap = overlap_fixes(overlap.streams, overlap.subjects)
+        for acceptance in report.accepted:
+            matched = self.accepted.setdefault(
+                (acceptance.rule, acceptance.asset), set()
+            )
+            matched.update(acceptance.matched)
+        self.not_online[release] = dict(lost)
+        cells = [
+            MatrixCell(
+                cluster=cluster,
+                outcome=outcomes[cluster].outcome if cluster in outcomes else "ok",
+                **{state: counts.get(cluster, Counter())[state] for state in STATES},
+            )
+            for cluster in sorted(set(counts) | set(outcomes))
+        ]
+        self.row_of[release] = MatrixRow(
+            release=release,
+            through=None,
+            api_level=profile.api_level,
+            clusters=cells,
+            overlaps=len(report.overlaps),
+            failing=failing,
+        )
+
+    def _group(
+        self,
+        key: FindingKey,
+        code: str,
+        verdict: Verdict | None,
+        *,
+        cluster: str | None = None,
+    ) -> _Group:
+        group = self.groups.get(key)
+        if group is None:
+            where = (
+                cluster if cluster is not None else (verdict.cluster if verdict else "")
+            )
+            group = self.groups[key] = _Group(code, where, verdict)
+            if verdict is not None:
+                group.accepted = verdict.accepted
+        return group
+
+    def build(self) -> Matrix:
+        """The matrix of everything taken in."""
+        first = self.first
+        if first is None:
+            msg = "no release was judged"
+            raise ValueError(msg)
+        rows = [
+            msgspec.structs.replace(self.row_of[r], through=self._through(i))
+            for i, r in enumerate(self.rows)
+        ]
+        floors = [self._floor(c) for c in sorted(self.clusters)]
+        summary = first.summary
+        return Matrix(
+            mode=self.mode,
+            catalogue=first.catalogue,
+            inventory=first.inventory,
+            summary=Summary(
+                records=summary.records,
+                assets=summary.assets,
+                errors=summary.errors,
+                ignored=summary.ignored,
+                releases=len(rows),
+            ),
+            releases=rows,
+            floor=self._floor(None),
+            floors=floors,
+            findings=self._findings(),
+            errors=first.errors,
+            ignored=first.ignored,
+            accepted=[
+                Acceptance(rule=rule, asset=pattern, matched=tuple(sorted(matched)))
+                for (rule, pattern), matched in sorted(self.accepted.items())
+            ],
+        )
+
+    def _through(self, index: int) -> str | None:
+        """The last patch that behaves like row ``index`` (``None``: open-ended)."""
+        release = Version(self.rows[index])
+        known = [Version(r) for r in self.cat.releases()]
+        following = [v for v in known if v > release]
+        if index + 1 < len(self.rows):
+            following.append(Version(self.rows[index + 1]))
+        nxt = min(following, default=None)
+        last: str | None = None
+        if nxt is not None and nxt.release[:2] == release.release[:2]:
+            last = f"{nxt.major}.{nxt.minor}.{nxt.micro - 1}"
+        if self.cap is not None and index == len(self.rows) - 1:
+            cap = Version(self.cap)
+            if cap.release[:2] == release.release[:2] and (
+                last is None or Version(last) > cap
+            ):
+                last = self.cap
+        return last
+
+    def _lossy(
+        self, release: str, cluster: str | None, states: frozenset[str]
+    ) -> list[Pin]:
+        """What keeps ``release`` from being free of ``states`` (for one cluster or all)."""
+        pins: list[Pin] = []
+        lost = self.not_online[release]
+        for name in sorted(lost) if cluster is None else [cluster]:
+            # an unavailable asset is pinned by what takes its cluster down (below)
+            pins.extend(
+                Pin(asset=ident, floor="", release=release, state=state, reason=reason)
+                for ident, state, reason in lost.get(name, ())
+                if state in states
+            )
+        for name, outcome in sorted(self.outcomes[release].items()):
+            if outcome.outcome != "ok" and (cluster is None or name == cluster):
+                pins.extend(
+                    Pin(
+                        asset=ident,
+                        floor="",
+                        release=release,
+                        state=outcome.outcome,
+                        reason=outcome.reason,
+                    )
+                    for ident in outcome.assets or (name,)
+                )
+        return pins
+
+    def _floor(self, cluster: str | None) -> Floor:
+        lossless, lossless_pins = self._lowest(cluster, NOT_LOSSLESS, "lossless")
+        offline_only, offline_pins = self._lowest(cluster, LOST, "offline_only")
+        return Floor(
+            cluster=cluster,
+            lossless=lossless,
+            offline_only=offline_only,
+            pinned_by=sorted({pin.asset for pin in lossless_pins}),
+            pins=lossless_pins + offline_pins,
+        )
+
+    def _lowest(
+        self, cluster: str | None, states: frozenset[str], name: str
+    ) -> tuple[str | None, list[Pin]]:
+        """The lowest release free of ``states``, and what pins it there."""
+        for index, release in enumerate(self.rows):
+            if not self._lossy(release, cluster, states):
+                below = self.rows[index - 1] if index else None
+                pins = [] if below is None else self._lossy(below, cluster, states)
+                return release, [msgspec.structs.replace(p, floor=name) for p in pins]
+        newest = self._lossy(self.rows[-1], cluster, states)
+        return None, [msgspec.structs.replace(p, floor=name) for p in newest]
+
+    def _findings(self) -> list[MatrixFinding]:
+        out: list[MatrixFinding] = []
+        order = {release: index for index, release in enumerate(self.rows)}
+        for (ident, occurrence, rule, reason, check_id), group in self.groups.items():
+            releases = sorted(group.releases, key=order.__getitem__)
+            fixes: tuple[Fix, ...] = ()
+            profile = self.cat.server(releases[0])
+            if group.verdict is not None:
+                above, below = self._nearest_online(
+                    (ident, occurrence),
+                    group.cluster,
+                    order[releases[0]],
+                    order[releases[-1]],
+                )
+                fixes = fixes_for(
+                    group.verdict,
+                    profile,
+                    self.cat,
+                    rule=rule,
+                    stopped_by=group.stopped_by,
+                    outcome=group.outcome,
+                    online_above=above,
+                    online_below=below,
+                )
+            elif group.outcome is not None:
+                fixes = tuple(outcome_fixes(group.outcome, releases[0]))
+            else:
+                fixes = tuple(group.overlap)
+            out.append(
+                MatrixFinding(
+                    code=group.code,
+                    rule=rule,
+                    asset=ident,
+                    cluster=group.cluster,
+                    reason=reason,
+                    check=check_id,
+                    releases=releases,
+                    fixes=list(fixes),
+                    accepted=group.accepted,
+                )
+            )
+        out.sort(key=lambda f: (f.asset, order[f.releases[0]], f.code))
+        return out
+
+    def _nearest_online(
+        self, key: tuple[str, str], cluster: str, low: int, high: int
+    ) -> tuple[str | None, str | None]:
+        """The nearest releases above ``high`` and below ``low`` where it is online."""
+        lossy = self.lossy.get(key, set())
+
+        def online(release: str) -> bool:
+            return release not in lossy and cluster not in self.down.get(release, ())
+
+        above = next((r for r in self.rows[high + 1 :] if online(r)), None)
+        below = next((r for r in reversed(self.rows[:low]) if online(r)), None)
+        return above, below
+
+
+def _stopping_consumers(verdicts: Sequence[Verdict]) -> dict[tuple[str, str, str], str]:
+    """Per offline stream, the first offline consumer in name order (it stops it)."""
+    offline_streams = {
+        (v.cluster, v.account, v.stream)
+        for v in verdicts
+        if v.kind == "stream" and v.state == "offline"
+    }
+    first: dict[tuple[str, str, str], str] = {}
+    for verdict in verdicts:
+        key = (verdict.cluster, verdict.account, verdict.stream)
+        if (
+            verdict.kind == "consumer"
+            and verdict.state == "offline"
+            and key in offline_streams
+        ):
+            held = first.get(key)
+            if held is None or verdict.name < held:
+                first[key] = verdict.name
+    return {key: f"{key[0]}/{key[1]}/{key[2]}/{name}" for key, name in first.items()}

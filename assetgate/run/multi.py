@@ -1,0 +1,565 @@
+"""One inventory judged against many releases at once: :func:`~assetgate.run.matrix.check_matrix`'s engine.
+
+Each record is read, hashed and accounted for once, and each asset is judged against
+every release with a memo (:func:`~assetgate.judge.gate.judge`): the decode once per release
+line, the config checks once per set of checks. A verdict that equals the previous
+release's is kept as the same object, so what follows can tell in one comparison where
+nothing changed: a stream is settled with its consumers again only where one of them
+changed, an account's overlaps are looked for again only where the streams that keep
+their subjects changed. Every step is the single-target pipeline's own function
+(``settle``, ``find_overlaps``, ``cluster_outcomes``, ``apply_acceptances``,
+``finding_rules``), so each release's result equals :func:`~assetgate.run.check.check`'s.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections import Counter, defaultdict
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, NamedTuple
+
+import msgspec
+
+from assetgate.inventory.read import Asset
+from assetgate.judge.gate import STATES, Judged, judge_many, settle
+from assetgate.judge.outcomes import judge_clusters, mark_unavailable
+from assetgate.judge.subjects import find_overlaps
+from assetgate.run.check import (
+    count_findings,
+    counted,
+    failing_set,
+    iter_records,
+    rules_failing,
+)
+from assetgate.run.collect import (
+    DEFAULT_CLUSTER,
+    CatalogueInfo,
+    Collector,
+    InventoryInfo,
+    Report,
+    Summary,
+    TargetInfo,
+    apply_acceptances,
+    asset_hash,
+    inventory_digest,
+    kept_by_account,
+    overlap_entries,
+    target_profile,
+)
+
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Iterable, Sequence
+
+    from assetgate.catalogue.levels import Catalogue, ServerProfile
+    from assetgate.inventory.read import Ignored, RecordError
+    from assetgate.judge.gate import Mode, Verdict
+    from assetgate.judge.outcomes import ClusterOutcome
+    from assetgate.run.progress import Progress
+
+__all__ = ["Release", "judge_releases"]
+
+StreamKey = tuple[str, str, str]
+Kept = dict[tuple[str, str], list[tuple[str, tuple[str, ...]]]]
+
+
+class Release(NamedTuple):
+    """What one release does with the inventory.
+
+    ``report`` is light: its ``assets`` are only the verdicts that are not online or
+    carry a drift flag (settled, cluster outcomes and acceptances applied); its
+    summary counts every asset. ``counts`` holds the states per cluster.
+    """
+
+    report: Report
+    counts: dict[str, Counter[str]]
+    failing: int
+
+
+def judge_releases(
+    items: Iterable[str | os.PathLike[str] | Asset | RecordError | Ignored],
+    profiles: Sequence[ServerProfile],
+    mode: Mode,
+    cat: Catalogue,
+    *,
+    rules: list[tuple[str, str]],
+    fail_on: tuple[str, ...],
+    light: bool = False,
+    progress: Progress | None = None,
+) -> Iterator[Release]:
+    """Judge the inventory once for all ``profiles``; yield each one's result in order.
+
+    ``light``: of the assets a cluster outcome makes unavailable, a report lists only
+    those with a drift flag (they are counted all the same, and fail the run); for
+    the matrix, which folds the others into the cluster's finding. Without effect
+    when ``rules`` accept something (an acceptance may name any of them).
+    """
+    judged = _Judged(cat, light=light and not rules)
+    phase = f"reading and judging against {len(profiles)} releases"
+    for record in counted(iter_records(items), progress, phase):
+        judged.add(record, profiles, mode, cat)
+    settled: _Settled | None = None
+    for index, profile in enumerate(profiles):
+        if progress is not None:
+            progress(
+                f"settling release {index + 1} of {len(profiles)}", judged.book.records
+            )
+        settled = _Settled(judged, index, profile, settled)
+        yield _release(
+            judged, settled, profile, mode=mode, cat=cat, rules=rules, fail_on=fail_on
+        )
+
+
+class _Judged:
+    """Every asset judged against every release; the records accounted for."""
+
+    def __init__(self, cat: Catalogue, *, light: bool) -> None:
+        self.book = Collector({}, "single", cat)
+        self.streams: dict[StreamKey, list[Judged]] = {}
+        self.duplicates: list[list[Judged]] = []
+        self.consumers: defaultdict[StreamKey, list[list[Judged]]] = defaultdict(list)
+        self.tally = _Tally(light=light)
+        self._overlaps: dict[
+            tuple[tuple[str, str], tuple[tuple[str, tuple[str, ...]], ...]],
+            list[tuple[str, str, str, str]],
+        ] = {}
+
+    def add(
+        self,
+        record: Asset | RecordError | Ignored,
+        profiles: Sequence[ServerProfile],
+        mode: Mode,
+        cat: Catalogue,
+    ) -> None:
+        if not isinstance(record, Asset):
+            self.book.add(record)
+            return
+        self.book.records += 1
+        self.book.hashes.append(asset_hash(record))
+        per = judge_many(record, profiles, mode, cat)  # one object per answer
+        key = (record.cluster, record.account, record.stream)
+        if record.kind == "stream":
+            if key in self.streams:
+                self.duplicates.append(per)
+            else:
+                self.streams[key] = per
+        else:
+            self.consumers[key].append(per)
+
+    @functools.cached_property
+    def keys(self) -> list[StreamKey]:
+        """Streams and orphaned consumers' streams, in report order."""
+        orphans = [key for key in self.consumers if key not in self.streams]
+        return sorted([*self.streams, *orphans])
+
+    @functools.cached_property
+    def stream_keys(self) -> list[StreamKey]:
+        """The streams' keys, sorted."""
+        return sorted(self.streams)
+
+    @functools.cached_property
+    def keys_by_account(self) -> dict[tuple[str, str], list[StreamKey]]:
+        """The streams' keys per account, sorted."""
+        out: dict[tuple[str, str], list[StreamKey]] = {}
+        for key in self.stream_keys:
+            out.setdefault((key[0], key[1]), []).append(key)
+        return out
+
+    @functools.cached_property
+    def layout(self) -> list[_Entry]:
+        """Per stream key, in report order: its judgements and where they change."""
+        out: list[_Entry] = []
+        for key in self.keys:
+            row = self.streams.get(key)
+            members = sorted(self.consumers.get(key, ()), key=_first_name)
+            out.append(_Entry(key, row, members, _changes([row, *members])))
+        return out
+
+    @functools.cached_property
+    def clusters(self) -> list[str]:
+        """The clusters of the assets."""
+        return sorted({key[0] for key in self.keys})
+
+    @functools.cached_property
+    def position_of(self) -> dict[StreamKey, int]:
+        """Each stream key's position in :attr:`layout`."""
+        return {entry.key: position for position, entry in enumerate(self.layout)}
+
+    @functools.cached_property
+    def account_changes(self) -> dict[tuple[str, str], list[bool]]:
+        """Per account: at which releases one of its streams' judgements changes."""
+        return {
+            account: _changes([self.streams[key] for key in keys])
+            for account, keys in self.keys_by_account.items()
+        }
+
+    @functools.cached_property
+    def twice(self) -> set[tuple[str, str]]:
+        """The accounts with a stream listed twice."""
+        return {
+            (row[0].verdict.cluster, row[0].verdict.account) for row in self.duplicates
+        }
+
+    def overlaps(
+        self, account: tuple[str, str], streams: list[tuple[str, tuple[str, ...]]]
+    ) -> list[tuple[str, str, str, str]]:
+        """:func:`find_overlaps` of an account's kept streams, once per set of them."""
+        key = (account, tuple(streams))
+        found = self._overlaps.get(key)
+        if found is None:
+            found = self._overlaps[key] = find_overlaps(streams)
+        return found
+
+    @functools.cached_property
+    def digest(self) -> str:
+        """The inventory's digest (order-independent)."""
+        return inventory_digest(self.book.hashes)
+
+
+class _Entry(NamedTuple):
+    """A stream key's judgements per release: the stream's, its consumers' (by name)."""
+
+    key: StreamKey
+    row: list[Judged] | None
+    members: list[list[Judged]]
+    changes: list[bool]
+
+
+def _changes(rows: Sequence[list[Judged] | None]) -> list[bool]:
+    """Per release: whether any of ``rows`` judges differently from the release before.
+
+    Release 0 counts as a change. Rows keep one object per answer, so an identity
+    test says it.
+    """
+    out: list[bool] | None = None
+    for row in rows:
+        if row is None:
+            continue
+        moved = list(map(operator.is_not, row[1:], row[:-1]))
+        out = moved if out is None else list(map(operator.or_, out, moved))
+    return [True, *(out or ())]
+
+
+def _stopping(entry: _Entry, index: int) -> bool:
+    """Whether a consumer of ``entry`` is offline on release ``index``.
+
+    Only then does settling word something with the release's offline wording (the
+    stream it stops), so a change of wording changes nothing else.
+    """
+    return any(row[index].verdict.state == "offline" for row in entry.members)
+
+
+def _first_name(row: list[Judged]) -> str:
+    return row[0].verdict.name
+
+
+class _At(Mapping[StreamKey, Judged]):
+    """The streams' judgements on one release, as a mapping."""
+
+    def __init__(self, streams: dict[StreamKey, list[Judged]], index: int) -> None:
+        self.streams = streams
+        self.index = index
+
+    def __getitem__(self, key: StreamKey) -> Judged:
+        return self.streams[key][self.index]
+
+    def __iter__(self) -> Iterator[StreamKey]:
+        return iter(self.streams)
+
+    def __len__(self) -> int:
+        return len(self.streams)
+
+
+class _Settled:
+    """One release's verdicts in report order; what did not change is reused."""
+
+    def __init__(
+        self,
+        judged: _Judged,
+        index: int,
+        profile: ServerProfile,
+        previous: _Settled | None,
+    ) -> None:
+        # settle words a stopped stream with the release's offline wording
+        words: dict[str, str] | None = profile.line.offline.get(
+            profile.switches.offline
+        )
+        self.words: dict[str, str] | None = words
+        reuse = previous.outs if previous is not None else None
+        worded = previous is not None and previous.words == words
+        self.outs: list[list[Verdict]] = []
+        for position, entry in enumerate(judged.layout):
+            if (
+                reuse is not None
+                and not entry.changes[index]
+                and (worded or not _stopping(entry, index))
+            ):
+                out = reuse[position]  # nothing changed since the previous release
+            else:
+                stream = None if entry.row is None else entry.row[index]
+                out = settle(stream, [c[index] for c in entry.members], profile)
+            self.outs.append(out)
+        duplicates = [row[index] for row in judged.duplicates]
+        self.duplicates = duplicates
+        # the verdicts in report order, in parts: one per stream key, one per duplicate
+        self.parts = [*self.outs, *([j.verdict] for j in duplicates)]
+        self.position_of = judged.position_of
+        # the streams that keep their subjects, again only for accounts where a
+        # stream's judgement changed (or one is listed twice)
+        at = _At(judged.streams, index)
+        self.kept: Kept = {}
+        for account, keys in judged.keys_by_account.items():
+            if (
+                previous is not None
+                and account not in judged.twice
+                and not judged.account_changes[account][index]
+            ):
+                kept = previous.kept.get(account)
+            else:
+                kept = kept_by_account(keys, at, duplicates).get(account)
+            if kept is not None:
+                self.kept[account] = kept
+        self.found: dict[tuple[str, str], list[tuple[str, str, str, str]]] = {}
+        for account, streams in self.kept.items():
+            self.found[account] = judged.overlaps(account, streams)
+
+
+class _States(Mapping[StreamKey, str]):
+    """Each stream's state on one release, as the overlaps see it.
+
+    The last record's state when a stream is listed twice. Looked up only for the
+    streams an overlap names.
+    """
+
+    def __init__(self, settled: _Settled) -> None:
+        self.settled = settled
+        self.twice = {
+            (j.verdict.cluster, j.verdict.account, j.verdict.name): j.verdict.state
+            for j in settled.duplicates
+        }
+
+    def __getitem__(self, key: StreamKey) -> str:
+        state = self.twice.get(key)
+        if state is not None:
+            return state
+        position = self.settled.position_of.get(key)
+        if position is not None:
+            verdicts = self.settled.outs[position]
+            if verdicts and verdicts[0].kind == "stream":
+                return verdicts[0].state
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[StreamKey]:
+        raise NotImplementedError  # looked up only
+
+    def __len__(self) -> int:
+        raise NotImplementedError  # looked up only
+
+
+class _Part(NamedTuple):
+    """What one release makes of one part of the verdicts, given its cluster's fate."""
+
+    part: list[Verdict]
+    reason: str | None
+    shown: list[Verdict]
+    counts: tuple[tuple[str, str, int], ...]
+    failing: int
+
+
+class _Tally:
+    """The verdicts of each release, counted part by part.
+
+    A part is a stream key's verdicts or a duplicate's. A part that is the same object
+    as on the release before, in a cluster whose fate is the same, is not looked at
+    again: its counts carry over.
+    """
+
+    def __init__(self, *, light: bool) -> None:
+        """``light``: see :func:`judge_releases`."""
+        self.light = light
+        # the marked (unavailable) verdicts of objects that releases share
+        self.marked: dict[tuple[int, str], tuple[Verdict, Verdict]] = {}
+        self.failing_of: dict[tuple[str, str | None, str | None], int] = {}
+        self.parts: list[_Part | None] = []
+        self.candidates_of: list[tuple[list[Verdict], list[Verdict]] | None] = []
+        self.counts: dict[str, Counter[str]] = {}
+        self.failing = 0
+        self.assets = 0
+
+    def candidates(self, parts: list[list[Verdict]]) -> list[list[Verdict]]:
+        """Per part, its verdicts that are not online (only they can bring a cluster down)."""
+        known = self.candidates_of
+        known.extend([None] * (len(parts) - len(known)))
+        out: list[list[Verdict]] = []
+        for position, part in enumerate(parts):
+            found = known[position]
+            if found is None or found[0] is not part:
+                found = known[position] = (
+                    part,
+                    [v for v in part if v.state != "online"],
+                )
+            if found[1]:
+                out.append(found[1])
+        return out
+
+    def release(
+        self,
+        parts: list[list[Verdict]],
+        down: Mapping[str, str],
+        wanted: frozenset[str],
+    ) -> tuple[list[Verdict], dict[str, Counter[str]], int]:
+        """The shown verdicts, the counts per cluster and state, the failing ones."""
+        known = self.parts
+        known.extend([None] * (len(parts) - len(known)))
+        shown: list[Verdict] = []
+        counts = self.counts
+        for position, part in enumerate(parts):
+            reason = down.get(part[0].cluster) if down and part else None
+            old = known[position]
+            if old is None or old.part is not part or old.reason != reason:
+                new = self._part(part, reason, wanted)
+                if old is not None:
+                    self.failing -= old.failing
+                    for cluster, state, n in old.counts:
+                        counts[cluster][state] -= n
+                else:
+                    self.assets += len(part)
+                self.failing += new.failing
+                for cluster, state, n in new.counts:
+                    per = counts.get(cluster)
+                    if per is None:
+                        per = counts[cluster] = Counter()
+                    per[state] += n
+                known[position] = old = new
+            if old.shown:
+                shown.extend(old.shown)
+        out = {
+            cluster: Counter({state: n for state, n in per.items() if n})
+            for cluster, per in counts.items()
+        }
+        return shown, out, self.failing
+
+    def _part(
+        self, part: list[Verdict], reason: str | None, wanted: frozenset[str]
+    ) -> _Part:
+        """What a release makes of ``part`` (``reason``: its cluster is down)."""
+        quiet = 0  # unavailable assets counted but not listed
+        if reason is None:
+            shown = [v for v in part if v.state != "online" or v.drift is not None]
+            counts = _state_counts(part)
+        elif self.light:  # every one unavailable; only the drifting ones listed
+            drifting = [v for v in part if v.drift is not None]
+            shown = mark_unavailable(drifting, reason, self.marked)
+            counts = ((part[0].cluster, "unavailable", len(part)),) if part else ()
+            quiet = len(part) - len(shown)
+        else:
+            verdicts = mark_unavailable(part, reason, self.marked)
+            shown = [v for v in verdicts if v.state != "online" or v.drift is not None]
+            counts = _state_counts(verdicts)
+        failing = self.failing_of_verdicts(shown, wanted)
+        if quiet:
+            failing += quiet * self._fails("unavailable", None, None, wanted)
+        return _Part(part, reason, shown, counts, failing)
+
+    def failing_of_verdicts(
+        self, verdicts: list[Verdict], wanted: frozenset[str]
+    ) -> int:
+        """How many findings of ``verdicts`` fail the run."""
+        fails = self._fails
+        return sum(fails(v.state, v.drift, v.accepted, wanted) for v in verdicts)
+
+    def _fails(
+        self,
+        state: str,
+        drift: str | None,
+        accepted: str | None,
+        wanted: frozenset[str],
+    ) -> int:
+        """How many findings fail the run for a verdict of this state, drift and acceptance.
+
+        That is all :func:`rules_failing` reads; ``wanted`` is the same for a whole
+        run, so the answer is kept per (state, drift, acceptance).
+        """
+        key = (state, drift, accepted)
+        found = self.failing_of.get(key)
+        if found is None:
+            found = self.failing_of[key] = len(
+                rules_failing(state, drift, accepted, wanted)
+            )
+        return found
+
+
+def _state_counts(verdicts: list[Verdict]) -> tuple[tuple[str, str, int], ...]:
+    """(cluster, state, count) of a part's verdicts (one cluster; mostly one state)."""
+    if not verdicts:
+        return ()
+    cluster = verdicts[0].cluster
+    states = [v.state for v in verdicts]
+    if states.count(states[0]) == len(states):
+        return ((cluster, states[0], len(states)),)
+    return tuple((cluster, state, n) for state, n in Counter(states).items())
+
+
+def _release(
+    judged: _Judged,
+    settled: _Settled,
+    profile: ServerProfile,
+    *,
+    mode: Mode,
+    cat: Catalogue,
+    rules: list[tuple[str, str]],
+    fail_on: tuple[str, ...],
+) -> Release:
+    profiles = {DEFAULT_CLUSTER: profile}
+    profile_of = functools.partial(target_profile, profiles)
+    parts = settled.parts
+    tally = judged.tally
+    clusters: list[ClusterOutcome] = []
+    down: dict[str, str] = {}
+    if mode == "cluster":
+        # only a verdict that is not online can match a rule
+        candidates = [v for part in tally.candidates(parts) for v in part]
+        clusters, down = judge_clusters(candidates, profile_of, names=judged.clusters)
+    wanted = failing_set(fail_on)
+    shown, counts, failing = tally.release(parts, down, wanted)
+    overlaps = overlap_entries(settled.found, _States(settled))
+    book = judged.book
+    marked = apply_acceptances(
+        shown, overlaps, rules, clusters, errors=book.errors, ignored=book.ignored
+    )
+    total: Counter[str] = Counter()
+    for per in counts.values():
+        total.update(per)
+    report = Report(
+        target=TargetInfo(
+            version=profile.version.text,
+            api_level=profile.api_level,
+            mode=mode,
+            default=profile.version.text,
+        ),
+        catalogue=CatalogueInfo(digest=cat.digest),
+        inventory=InventoryInfo(digest=judged.digest),
+        summary=Summary(
+            records=book.records,
+            assets=tally.assets,
+            errors=len(book.errors),
+            ignored=len(book.ignored),
+            overlaps=len(marked.overlaps),
+            accepted=marked.covered,
+            **{state: total[state] for state in STATES},
+        ),
+        clusters=marked.clusters,
+        assets=marked.verdicts,
+        overlaps=marked.overlaps,
+        errors=marked.errors,
+        ignored=marked.ignored,
+        accepted=marked.accepted,
+    )
+    if rules:  # an acceptance changes what fails: the assets' findings again
+        failing = tally.failing_of_verdicts(report.assets, wanted)
+    # the assets' findings are counted above; the others here
+    failing += count_findings(msgspec.structs.replace(report, assets=[]), fail_on)
+    if "online" in fail_on:  # the light report leaves online assets out
+        failing += total["online"]
+    return Release(report=report, counts=counts, failing=failing)
