@@ -813,7 +813,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import argparse
 
     from assetgate.catalogue.levels import load_catalogue
-    from assetgate.cli.check import UsageError
+    from assetgate.cli.common import UsageError
     from assetgate.cli.logconfig import configure_logging
     from assetgate.cli.scan import add_scan_arguments, run_scan
     from assetgate.errors import AssetgateError

@@ -17,10 +17,11 @@ from assetgate.decoding.decode import is_zero_time
 from assetgate.wire import GO_ZERO_TIME
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     from assetgate.catalogue.levels import (
         Catalogue,
+        FieldSpec,
         Hazard,
         HazardEffect,
         ReleaseLine,
@@ -56,17 +57,62 @@ def level_function(line: ReleaseLine, kind: str) -> Callable[[Any], int]:
             conds = " or ".join(_condition(line, r) for r in rules if r.level == level)
             src.append(f"    if {conds}:\n        return {level}")
         src.append("    return 0")
-        namespace = _run(src, {}, f"<assetgate rules {line.line} {kind}>")
+        namespace = _run(src, {}, f"<assetgate rules {line.line} {kind}>", line)
         compiled = _LEVELS[key] = namespace["_level"]
     return compiled
 
 
-def _run(lines: list[str], namespace: dict[str, Any], name: str) -> dict[str, Any]:
+def _fields(line: ReleaseLine, struct: str) -> Iterator[FieldSpec]:
+    """Every JSON field of ``struct``: its embedded structs' first, then its own.
+
+    Go's decoder flattens embedded structs' fields into the outer object.
+    """
+    spec = line.structs[struct]
+    for embedded in spec.embeds:
+        yield from _fields(line, embedded)
+    yield from spec.fields
+
+
+def _is_set(line: ReleaseLine, type_name: str, value: object) -> bool:
+    """Whether ``value`` differs from Go's zero value (a struct held by value: any field).
+
+    The generated code tests the common types inline (:func:`_set_test`).
+    """
+    if type_name in {"time", "*time"}:
+        return isinstance(value, str) and _time_set(value)
+    if type_name.startswith("enum:"):
+        return value not in (line.enums[type_name.removeprefix("enum:")].values[0], "")
+    if type_name in line.structs:
+        return any(
+            _is_set(line, f.type, getattr(value, f.name))
+            for f in _fields(line, type_name)
+        )
+    return bool(value)
+
+
+def _set_test(line: ReleaseLine, type_name: str, expr: str) -> str:
+    """Generated source: does ``expr`` of catalogue type ``type_name`` differ from zero?
+
+    A plain ``time`` holds Go's zero instant when unset, and a struct held by value is
+    an instance even when every field is unset, so neither is tested for truth.
+    """
+    if type_name in {"time", "*time"}:
+        return f"_time_set({expr})"
+    if type_name in line.structs:
+        return f"_is_set(_LINE, {type_name!r}, {expr})"
+    return expr
+
+
+def _run(
+    lines: list[str], namespace: dict[str, Any], name: str, line: ReleaseLine
+) -> dict[str, Any]:
     """Execute generated source in ``namespace`` (with the helpers it may call).
 
     The source is generated from identifier-checked catalogue names and constants only.
     """
     namespace.setdefault("_time_set", _time_set)
+    namespace.setdefault("_is_set", _is_set)
+    namespace.setdefault("_LINE", line)
     exec(compile("\n".join(lines) + "\n", name, "exec"), namespace)  # noqa: S102
     return namespace
 
@@ -99,7 +145,9 @@ def hazard_function(
             for hazard in hazards
         )
         src.append("    return None")
-        compiled = _run(src, {}, f"<assetgate hazards {line.line} {kind}>")["_hazard"]
+        compiled = _run(src, {}, f"<assetgate hazards {line.line} {kind}>", line)[
+            "_hazard"
+        ]
     _HAZARDS[key] = compiled
     return compiled
 
@@ -110,19 +158,15 @@ def _condition(line: ReleaseLine, rule: Rule | Hazard) -> str:
         return f"{str(rule.value)!r} in c.{field}"
     if rule.when == "has_null":
         return f"None in (c.{field} or ())"
-    type_name = next(
-        f.type for f in line.structs[rule.struct].fields if f.name == rule.field
-    )
+    type_name = next(f.type for f in _fields(line, rule.struct) if f.name == rule.field)
     if rule.when == "equals":
         return f"c.{field} == {rule.value!r}"
     if rule.when == "positive":
         return f"c.{field} > 0"
-    if type_name == "*time":
-        return f"_time_set(c.{field})"
     if type_name.startswith("enum:"):
         zero = line.enums[type_name.removeprefix("enum:")].values[0]
         return f"c.{field} not in ({zero!r}, '')"
-    return f"c.{field}"
+    return _set_test(line, type_name, f"c.{field}")
 
 
 def features_for(
@@ -159,7 +203,7 @@ class _Builder:
                 if (rng.switches.api_level or 0) >= level
             )
             self.level_first.append(self.ordinal[first])
-        self.namespace: dict[str, Any] = {"_time_set": _time_set}
+        self.namespace: dict[str, Any] = {}
         self.lines: list[str] = []
         self.done: set[str] = set()
 
@@ -178,6 +222,7 @@ class _Builder:
             self.lines + src,
             self.namespace,
             f"<assetgate levels {self.line.line} {kind}>",
+            self.line,
         )
         function: Callable[[Any], Features] = self.namespace["features"]
         return function
@@ -188,7 +233,7 @@ class _Builder:
             return True
         self.done.add(struct)
         body: list[str] = []
-        for field in self.line.structs[struct].fields:
+        for field in _fields(self.line, struct):
             name = _ident(field.name)
             since = self.ordinal.get(field.since, 0)
             type_name = field.type
@@ -228,9 +273,8 @@ class _Builder:
         self.lines.append("    return best")
         return bool(body)
 
-    @staticmethod
-    def _since(name: str, type_name: str, since: int) -> str:
-        test = f"_time_set(c.{name})" if type_name == "*time" else f"c.{name}"
+    def _since(self, name: str, type_name: str, since: int) -> str:
+        test = _set_test(self.line, type_name, f"c.{name}")
         return f"    if best < {since} and {test}:\n        best = {since}"
 
 

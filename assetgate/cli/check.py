@@ -1,25 +1,29 @@
-"""``assetgate check``: read inventories, classify, render, pick the exit code."""
+"""``assetgate check``: its flags; read inventories, classify, render, pick the exit code."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
 import sys
-import textwrap
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from assetgate.cli.common import (
+    MODES,
+    HelpFormatter,
+    Subparsers,
+    UsageError,
+    catalogue,
+    fail_on_help,
+    floor_above,
+    parse_fail_on,
+    without_cyclic_gc,
+    write_output,
+)
 from assetgate.inventory.inputs import InputError, expand_inputs
 from assetgate.inventory.read import Asset
-from assetgate.judge.rules import (
-    ALWAYS_FAIL,
-    DEFAULT_FAIL_ON,
-    FAIL_ON_NAMES,
-    NO_ASSETS,
-    canonical,
-)
 from assetgate.live.observed import (
     Observations,
     compare_observed,
@@ -46,7 +50,6 @@ from assetgate.run.matrix import (
     check_matrix,
     is_release_set,
     matrix_failures,
-    version_text,
 )
 from assetgate.run.progress import terminal_progress
 from assetgate.run.rolling import check_rolling, parse_rolling, rolling_failures
@@ -60,115 +63,170 @@ if TYPE_CHECKING:
     from assetgate.judge.gate import Mode
     from assetgate.run.check import Report
 
-__all__ = [
-    "DEFAULT_FAIL_ON",
-    "HelpFormatter",
-    "UsageError",
-    "fail_on_help",
-    "parse_fail_on",
-    "run_check",
-]
+__all__ = ["add_parser", "run"]
 
 
-class HelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """Wraps prose to the terminal; keeps indented lines (examples) as written.
-
-    ``RawDescriptionHelpFormatter`` left long descriptions to the terminal, which broke
-    words (``degrade d``).
-    """
-
-    def _fill_text(self, text: str, width: int, indent: str) -> str:
-        lines = []
-        for line in text.splitlines():
-            if not line.strip() or line.startswith("  "):
-                lines.append(indent + line)
-            else:
-                lines.append(
-                    textwrap.fill(
-                        line, width, initial_indent=indent, subsequent_indent=indent
-                    )
-                )
-        return "\n".join(lines)
-
-    def _split_lines(self, text: str, width: int) -> list[str]:
-        """An option's help, wrapped without breaking a name at its hyphen."""
-        return textwrap.wrap(
-            " ".join(text.split()),
-            width,
-            break_on_hyphens=False,
-            break_long_words=False,
-        )
-
-
-class UsageError(Exception):
-    """A usage problem (exit 2)."""
-
-
-FLOOR_ABOVE: Final = "floor-above="
-
-
-def fail_on_help(*, matrix: bool) -> str:
-    """The help of ``--fail-on``, from the rule table (``matrix``: with ``floor-above``)."""
-    floor = (
-        "; with --target all or A..B also floor-above=VERSION: a cluster whose lowest "
-        "lossless release is above VERSION, or that loses an asset on it"
-        if matrix
-        else ""
+def add_parser(sub: Subparsers) -> None:
+    """Register ``check`` and its flags."""
+    chk = sub.add_parser(
+        "check",
+        help="classify a whole inventory for a target version (pre-upgrade runbooks and CI)",
+        description=(
+            "Predict what the target nats-server version does with every stream and consumer of "
+            "an inventory: online, offline (with the server's reason), degraded (fields silently "
+            "dropped), unloadable (the asset vanishes), detached (its stream is not loaded) or, "
+            "in cluster mode, unavailable (an asset takes the whole cluster's JetStream down: "
+            "see the clusters section); subject overlaps per account, offline streams included. Inventories: canonical JSON "
+            "Lines, STREAM/CONSUMER INFO and LIST replies, `nats stream info --json`, /jsz. "
+            "Exit 0: clean; 1: findings (a lost, hidden or degraded asset, a cluster going down, "
+            "no asset at all, or what --fail-on adds); 2: usage error."
+        ),
+        epilog=(
+            "examples:\n"
+            "  assetgate check fixtures/inventories/demo.jsonl --target 2.11.11\n"
+            "  assetgate check inv.jsonl --target 2.12.8 --mode single --format markdown\n"
+            "  assetgate pull --server nats://n1:4222 | assetgate check - --target 2.12.8\n"
+            "  assetgate check fleet/ --target 2.12.8      # every .jsonl/.json under fleet/\n"
+            "  assetgate check inv.jsonl --target east=2.11.11,west=2.12.8 --format sarif -o r.sarif\n"
+            "  assetgate check inv.jsonl --target 2.12.8 --format github   # Actions annotations\n"
+            "  assetgate check inv.jsonl --target 2.11.11 --accept 'degraded:*/$G/LEGACY*'\n"
+            "  assetgate check inv.jsonl --target 2.11.11 --plan-out plan.json\n"
+            "  assetgate check --verify-plan plan.json inv.jsonl\n"
+            "  assetgate check big-fleet.jsonl --target 2.12.8 --workers 4 --format json -o r.json\n"
+            "  assetgate check inv.jsonl --target all                 # every release, floors, fixes\n"
+            "  assetgate check inv.jsonl --target 2.11.9.. --fail-on floor-above=2.11.9\n"
+            "  assetgate check inv.jsonl --rolling 2.12.8..2.11.11    # node by node\n"
+        ),
+        formatter_class=HelpFormatter,
     )
-    return (
-        f"rules that make the exit status 1, comma-separated (default: "
-        f"{', '.join(DEFAULT_FAIL_ON)}; none: only what always does). These always do "
-        f"unless --accept names them: {', '.join(ALWAYS_FAIL)}, and {NO_ASSETS} (an "
-        f"inventory with no asset). Rules: {', '.join(FAIL_ON_NAMES)} (errors and "
-        f"overlaps are older spellings of record-error and overlap){floor}"
+    chk.add_argument(
+        "inventory",
+        metavar="INVENTORY",
+        nargs="+",
+        help="inventory files, directories (the .jsonl, .ndjson and .json files under "
+        "them, in name order) or - (standard input)",
     )
+    chk.add_argument(
+        "--target",
+        action="append",
+        metavar="VERSION|CLUSTER=VERSION,...",
+        help="target version; per cluster as CLUSTER=VERSION (repeatable); "
+        "in a rolling upgrade use the lowest version among the cluster's servers; "
+        "'observed': each cluster at the lowest server_version its records carry "
+        "(assetgate pull output); 'all', or a range A..B (A.., ..B): every release "
+        "the catalogue distinguishes, with the rollback floors and a fix per finding",
+    )
+    chk.add_argument(
+        "--rolling",
+        metavar="FROM..TO",
+        help="instead of --target: the steps of a rolling upgrade or rollback from FROM to "
+        "TO, one node at a time (cluster mode): per step and cluster what the nodes of each "
+        "release do, with the meta leader on a newer and on an older node, and the first "
+        "step that goes wrong (text, json or markdown; exit 1 when a step is not ok)",
+    )
+    chk.add_argument(
+        "--nodes",
+        type=_nodes,
+        metavar="N",
+        help="with --rolling: nodes per cluster (default 3)",
+    )
+    chk.add_argument(
+        "--mode",
+        choices=MODES,
+        help="single server or clustered (default: what the inventory's `assetgate pull` "
+        "server records say, single when they name only standalone servers, else cluster; "
+        "a --mode they contradict is warned about; with --verify-plan: the plan's)",
+    )
+    chk.add_argument(
+        "--format",
+        choices=list(ReportFormat),
+        type=ReportFormat,
+        default=ReportFormat.TEXT,
+    )
+    chk.add_argument("--output", "-o", metavar="FILE", help="write the report here")
+    chk.add_argument(
+        "--show",
+        choices=["failing", "all"],
+        default="failing",
+        help="text and markdown: list every finding that fails the run and at most 10 "
+        "per state of the others, counting the rest (failing, the default), or list "
+        "them all (all); the other formats always list every finding",
+    )
+    chk.add_argument(
+        "--fail-on",
+        metavar="RULE,...",
+        help=fail_on_help(matrix=True),
+    )
+    chk.add_argument(
+        "--accept",
+        action="append",
+        metavar="RULE:ASSET",
+        help="an audited exception recorded in the report: RULE is a state, a drift flag, "
+        "overlap, a cluster outcome (crash, meta_state_lost, meta_unavailable: ASSET is a "
+        "glob over cluster names), record-error or ignored (ASSET: a glob over the "
+        "record's FILE:LINE) or *; ASSET a glob over cluster/account/stream[/consumer] "
+        "(repeatable; one that matches nothing is warned about)",
+    )
+    chk.add_argument(
+        "--compare-observed",
+        action="append",
+        nargs="?",
+        const="",
+        metavar="OBSERVED",
+        help="compare the predictions with what live servers did: an OBSERVED file from "
+        "`assetgate pull` after the change (repeatable; without a file: the observed "
+        "states the inventory itself carries); prints predicted vs observed per asset "
+        "and exits 1 on any disagreement",
+    )
+    chk.add_argument(
+        "--workers",
+        type=_workers,
+        metavar="N",
+        help="processes judging JSON Lines inventories of 8 MiB or more (default: one "
+        "per usable core; 1: this process only)",
+    )
+    chk.add_argument(
+        "--plan-out", metavar="FILE", help="write the verdicts as a prepared plan"
+    )
+    chk.add_argument(
+        "--verify-plan",
+        metavar="FILE",
+        help="re-evaluate a prepared plan; exit 0 only if no verdict changed",
+    )
+    chk.set_defaults(run=run)
 
 
-def parse_fail_on(text: str | None) -> tuple[str, ...]:
-    """The ``--fail-on`` list (default: :data:`DEFAULT_FAIL_ON`), as rule names.
-
-    The older spellings ``errors`` and ``overlaps`` are read as ``record-error`` and
-    ``overlap``. ``floor-above=VERSION`` items are kept as written (see
-    :func:`floor_above`).
-    """
-    if text is None:
-        return DEFAULT_FAIL_ON
-    items = tuple(canonical(item.strip()) for item in text.split(",") if item.strip())
-    for item in items:
-        if item.startswith(FLOOR_ABOVE):
-            try:
-                version_text(item.removeprefix(FLOOR_ABOVE))
-            except ValueError as exc:
-                raise UsageError(f"--fail-on {item}: {exc}") from None
-    unknown = [
-        item
-        for item in items
-        if item not in FAIL_ON_NAMES
-        and item != "none"
-        and not item.startswith(FLOOR_ABOVE)
-    ]
-    if unknown:
-        choices = ", ".join(FAIL_ON_NAMES)
-        msg = (
-            f"--fail-on: unknown {', '.join(map(repr, unknown))} (choose from "
-            f"{choices}, floor-above=VERSION, or none)"
-        )
-        raise UsageError(msg)
-    return tuple(item for item in items if item != "none")
+def _workers(text: str) -> int:
+    """``--workers``: a positive number of processes."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        msg = f"invalid process count: {text!r} (use 1 or more)"
+        raise argparse.ArgumentTypeError(msg)
+    return value
 
 
-def floor_above(fail_on: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
-    """``fail_on`` without its ``floor-above=`` item, and that item's release."""
-    floors = [item for item in fail_on if item.startswith(FLOOR_ABOVE)]
-    rest = tuple(item for item in fail_on if not item.startswith(FLOOR_ABOVE))
-    if len(floors) > 1:
-        msg = "--fail-on: give floor-above= once"
-        raise UsageError(msg)
-    return rest, version_text(floors[0].removeprefix(FLOOR_ABOVE)) if floors else None
+def _nodes(text: str) -> int:
+    """``--nodes``: a cluster of two nodes or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 2:  # noqa: PLR2004 - one node has no step in between
+        msg = f"invalid node count: {text!r} (use 2 or more)"
+        raise argparse.ArgumentTypeError(msg)
+    return value
 
 
-def run_check(args: argparse.Namespace, catalogue: Catalogue) -> int:
+def run(args: argparse.Namespace) -> int:
     """Run ``assetgate check``; return the exit code (0 clean, 1 findings, 2 usage)."""
+    with without_cyclic_gc():
+        return _run(args, catalogue(args))
+
+
+def _run(args: argparse.Namespace, catalogue: Catalogue) -> int:
     _expand(args)
     if args.rolling is not None or args.nodes is not None:
         return _run_rolling(args, catalogue)
@@ -224,7 +282,7 @@ def run_check(args: argparse.Namespace, catalogue: Catalogue) -> int:
     if compare:
         return _compare(args, report, [r for r in inventory if isinstance(r, Asset)])
     folding = None if args.show == "all" else fail_on
-    _emit(args, render(report, ReportFormat(args.format), fail_on=folding))
+    write_output(args, render(report, ReportFormat(args.format), fail_on=folding))
     if args.plan_out:
         encoded = msgspec.json.encode(make_plan(report), order="deterministic")
         Path(args.plan_out).write_bytes(msgspec.json.format(encoded, indent=2) + b"\n")
@@ -289,7 +347,7 @@ def _run_matrix(
             catalogue=catalogue,
             progress=progress,
         )
-    _emit(args, render_matrix(matrix, args.format))
+    write_output(args, render_matrix(matrix, args.format))
     _warn_unmatched(matrix.accepted)
     return 1 if matrix_failures(matrix, floor) else 0
 
@@ -332,7 +390,7 @@ def _run_rolling(args: argparse.Namespace, catalogue: Catalogue) -> int:
             accept=args.accept or (),
             catalogue=catalogue,
         )
-    _emit(args, render_rolling(rolling, args.format))
+    write_output(args, render_rolling(rolling, args.format))
     _warn_unmatched(rolling.accepted)
     return 1 if rolling_failures(rolling) else 0
 
@@ -370,14 +428,6 @@ def _warn_unmatched(accepted: Iterable[Acceptance]) -> None:
             )
 
 
-def _emit(args: argparse.Namespace, text: str) -> None:
-    """Write a report to ``--output`` or stdout."""
-    if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
-
-
 def _compare(args: argparse.Namespace, report: Report, assets: list[Asset]) -> int:
     """``--compare-observed``: predicted vs observed; exit 1 on any disagreement."""
     paths = [path for path in args.compare_observed if path]
@@ -389,7 +439,7 @@ def _compare(args: argparse.Namespace, report: Report, assets: list[Asset]) -> i
     for error in seen.errors:
         print(f"assetgate: observation skipped: {error}", file=sys.stderr)
     comparisons = compare_observed(report, assets, seen)
-    _emit(args, render_comparison(comparisons, args.format))
+    write_output(args, render_comparison(comparisons, args.format))
     observed = [c for c in comparisons if c.agree is not None]
     if not observed:
         print("assetgate: no asset of the inventory was observed", file=sys.stderr)
@@ -428,7 +478,9 @@ def _verify(args: argparse.Namespace, old: Plan, new: Plan) -> int:
         print(f"note: {note}", file=sys.stderr)
     if args.format == "json":
         payload = {"plan": old.digest, "assets": len(new.verdicts), "changed": changes}
-        _emit(args, msgspec.json.format(msgspec.json.encode(payload)).decode() + "\n")
+        write_output(
+            args, msgspec.json.format(msgspec.json.encode(payload)).decode() + "\n"
+        )
         return 1 if changes else 0
     if args.format not in {"text", "markdown"}:
         msg = "--verify-plan prints text, json or markdown"
@@ -438,9 +490,9 @@ def _verify(args: argparse.Namespace, old: Plan, new: Plan) -> int:
         head = (
             f"plan {old.digest[:12]}: no verdict changed ({len(new.verdicts)} assets)"
         )
-        _emit(args, head + "\n")
+        write_output(args, head + "\n")
         return 0
     lines = [f"plan {old.digest[:12]}: {len(changes)} verdict(s) changed"]
     lines += [f"{bullet}{change}" for change in changes]
-    _emit(args, "\n".join(lines) + "\n")
+    write_output(args, "\n".join(lines) + "\n")
     return 1

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from assetgate.cli.check import HelpFormatter, UsageError
+from assetgate.cli.common import HelpFormatter, Subparsers, UsageError
 from assetgate.live.pull import (
     Auth,
     PullError,
@@ -23,15 +23,14 @@ from assetgate.live.settings import SettingsError, resolve_settings
 
 if TYPE_CHECKING:
     import argparse
-    from typing import Any
 
-__all__ = ["add_pull_parser", "run_pull"]
+__all__ = ["add_parser", "run"]
 
 log = structlog.get_logger("assetgate.pull")
 
 
-def add_pull_parser(sub: Any) -> None:  # noqa: ANN401 - argparse's private subparsers type
-    """Add ``pull`` and its flags to the command line's subparsers."""
+def add_parser(sub: Subparsers) -> None:
+    """Register ``pull`` and its flags."""
     pull = sub.add_parser(
         "pull",
         help="collect every stream and consumer config of running servers as an inventory",
@@ -112,9 +111,10 @@ def add_pull_parser(sub: Any) -> None:  # noqa: ANN401 - argparse's private subp
         help="--system: stop waiting once N servers answered; report fewer",
     )
     pull.add_argument("--output", "-o", metavar="FILE", help="write here, not stdout")
+    pull.set_defaults(run=run)
 
 
-def run_pull(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """Run ``assetgate pull``; return the exit code."""
     try:
         settings = resolve_settings(args, os.environ)

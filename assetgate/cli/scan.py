@@ -13,7 +13,17 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assetgate.cli.check import UsageError, fail_on_help, parse_fail_on
+from assetgate.cli.common import (
+    MODES,
+    HelpFormatter,
+    Subparsers,
+    UsageError,
+    catalogue,
+    fail_on_help,
+    parse_fail_on,
+    without_cyclic_gc,
+    write_output,
+)
 from assetgate.live.pulled import mode_notes, pulled_mode
 from assetgate.run.check import finding_rules, parse_accept, parse_targets
 from assetgate.run.matrix import is_release_set
@@ -24,7 +34,32 @@ if TYPE_CHECKING:
 
     from assetgate.catalogue.levels import Catalogue
 
-__all__ = ["add_scan_arguments", "run_scan"]
+__all__ = ["add_parser", "add_scan_arguments", "run", "run_scan"]
+
+
+def add_parser(sub: Subparsers) -> None:
+    """Register ``scan`` and its flags."""
+    scn = sub.add_parser(
+        "scan",
+        help="judge inventories of any size with Spark; write Parquet, a summary and the report to DIR",
+        description=(
+            "Run check's judgement on Spark (embedded local session by default, or a cluster "
+            "with --master) and write assets/, errors/, ignored/, overlaps/ (Parquet), "
+            "summary.json/.md and the report to DIR, atomically (_SUCCESS written last). "
+            "Needs the spark extra (pip install 'assetgate[spark]') and Java 17+. "
+            "Exit 0: nothing reaches --fail-on; 1: something does; 2: usage error. "
+            "See docs/spark.md."
+        ),
+        epilog=(
+            "examples:\n"
+            "  assetgate scan fixtures/inventories/demo.jsonl --target 2.11.11 --out scan-out\n"
+            "  assetgate scan 'inv/*.jsonl' --target 2.12.8 --out scan-out "
+            "--master spark://HOST:7077 --format sarif\n"
+        ),
+        formatter_class=HelpFormatter,
+    )
+    add_scan_arguments(scn)
+    scn.set_defaults(run=run)
 
 
 def add_scan_arguments(
@@ -46,7 +81,7 @@ def add_scan_arguments(
     )
     parser.add_argument(
         "--mode",
-        choices=["single", "cluster"],
+        choices=MODES,
         help="single server or clustered (default: what the leading server records of "
         "local `assetgate pull` files say, else cluster)",
     )
@@ -90,8 +125,14 @@ def add_scan_arguments(
     )
 
 
-def run_scan(args: argparse.Namespace, catalogue: Catalogue) -> int:
+def run(args: argparse.Namespace) -> int:
     """Run ``assetgate scan``; return the exit code (0 clean, 1 findings, 2 usage)."""
+    with without_cyclic_gc():
+        return run_scan(args, catalogue(args))
+
+
+def run_scan(args: argparse.Namespace, catalogue: Catalogue) -> int:
+    """:func:`run` with a catalogue (the ``spark-submit`` entry point's)."""
     try:
         from assetgate.batch.job import ScanError, build_session, scan, spark_failure
     except ImportError as exc:
@@ -146,10 +187,7 @@ def run_scan(args: argparse.Namespace, catalogue: Catalogue) -> int:
         if args.master is not None:
             with contextlib.suppress(Exception):  # a JVM that is gone cannot stop
                 spark.stop()
-    if args.output:
-        Path(args.output).write_text(result.text, encoding="utf-8")
-    else:
-        sys.stdout.write(result.text)
+    write_output(args, result.text)
     return 1 if finding_rules(result.report, fail_on) else 0
 
 

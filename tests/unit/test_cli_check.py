@@ -526,12 +526,13 @@ def test_an_internal_error_is_one_line_and_exit_3(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """An unexpected exception prints one line with a --debug hint and exits 3."""
+    from assetgate.cli import check as check_command
     from assetgate.cli import main as cli
 
     def broken(*_args: object) -> int:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(cli, "run_check", broken)
+    monkeypatch.setattr(check_command, "run", broken)
     code = cli.main(["check", str(DEMO), "--target", "2.11.11"])
     err = capsys.readouterr().err
     assert (

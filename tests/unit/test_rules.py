@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Final, get_args
 
 import pytest
 
-from assetgate.cli.check import parse_fail_on
+from assetgate.cli.common import parse_fail_on
 from assetgate.cli.main import main
 from assetgate.judge.accept import parse_accept
 from assetgate.judge.fixes import CODES
