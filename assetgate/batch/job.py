@@ -58,7 +58,8 @@ from assetgate.batch.transform import (
 )
 from assetgate.inventory.read import Ignored
 from assetgate.judge.gate import STATES, Mode, Verdict, asset_id
-from assetgate.report.render import fit_markdown, render, verdict_line
+from assetgate.report.common import fit_markdown, verdict_line
+from assetgate.report.formats import FORMATS, render
 from assetgate.run.check import (
     DEFAULT_FAIL_ON,
     ErrorEntry,
@@ -80,7 +81,6 @@ if TYPE_CHECKING:
     from assetgate.catalogue.levels import Catalogue
 
 __all__ = [
-    "REPORT_FILES",
     "ScanError",
     "ScanResult",
     "build_session",
@@ -91,13 +91,6 @@ __all__ = [
 
 log = structlog.get_logger(__name__)
 
-REPORT_FILES: Final = {
-    "text": "report.txt",
-    "json": "report.json",
-    "markdown": "report.md",
-    "sarif": "report.sarif",
-    "junit": "report.xml",
-}
 QUIET: Final = {
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
@@ -329,7 +322,7 @@ def scan(
         for folder, part in tables.items():
             _write_parquet(part, tmp / folder)
         text_report = render(report, fmt)
-        (tmp / REPORT_FILES[fmt]).write_text(text_report, encoding="utf-8")
+        (tmp / FORMATS[fmt].report_file).write_text(text_report, encoding="utf-8")
         _write_summary(tmp, report, fail_on)
         (tmp / "_SUCCESS").write_bytes(b"")  # last: only complete output has it
         _commit(tmp, final)
@@ -680,7 +673,7 @@ def _main_finding(report: Report, failing: list[str]) -> dict[str, str] | None:
 
 
 def _summary_markdown(body: dict[str, Any]) -> str:
-    from assetgate.report.render import escape_markdown as md
+    from assetgate.report.common import escape_markdown as md
 
     summary = body["summary"]
     main = body["main_finding"]

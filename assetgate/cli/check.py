@@ -31,9 +31,14 @@ from assetgate.live.observed import (
     render_comparison,
 )
 from assetgate.live.pulled import PulledServers, mode_notes, pulled_mode
-from assetgate.report.matrix import render_matrix
-from assetgate.report.render import ReportFormat, render
-from assetgate.report.rolling import ROLLING_FORMATS, render_rolling
+from assetgate.report.formats import (
+    FORMATS,
+    matrix_formats,
+    render,
+    render_matrix,
+    render_rolling,
+    rolling_formats,
+)
 from assetgate.run.check import (
     OBSERVED_TARGET,
     Plan,
@@ -139,9 +144,8 @@ def add_parser(sub: Subparsers) -> None:
     )
     chk.add_argument(
         "--format",
-        choices=list(ReportFormat),
-        type=ReportFormat,
-        default=ReportFormat.TEXT,
+        choices=list(FORMATS),
+        default="text",
     )
     chk.add_argument("--output", "-o", metavar="FILE", help="write the report here")
     chk.add_argument(
@@ -282,7 +286,7 @@ def _run(args: argparse.Namespace, catalogue: Catalogue) -> int:
     if compare:
         return _compare(args, report, [r for r in inventory if isinstance(r, Asset)])
     folding = None if args.show == "all" else fail_on
-    write_output(args, render(report, ReportFormat(args.format), fail_on=folding))
+    write_output(args, render(report, args.format, fail_on=folding))
     if args.plan_out:
         encoded = msgspec.json.encode(make_plan(report), order="deterministic")
         Path(args.plan_out).write_bytes(msgspec.json.format(encoded, indent=2) + b"\n")
@@ -332,8 +336,11 @@ def _run_matrix(
         if given:
             msg = f"{flag} takes one target, not {args.target[0]}"
             raise UsageError(msg)
-    if args.format == "github":
-        msg = "--format github takes one target (a matrix prints sarif or junit for CI)"
+    if args.format not in matrix_formats():
+        msg = (
+            f"--format {args.format} takes one target (a matrix prints "
+            f"{', '.join(matrix_formats())})"
+        )
         raise UsageError(msg)
     if floor is not None:
         floor = catalogue.server(floor).version.text  # a release, not a line
@@ -377,8 +384,8 @@ def _run_rolling(args: argparse.Namespace, catalogue: Catalogue) -> int:
             "and a single server has no rolling steps"
         )
         raise UsageError(msg)
-    if args.format not in ROLLING_FORMATS:
-        msg = f"--rolling prints {', '.join(ROLLING_FORMATS)}, not {args.format}"
+    if args.format not in rolling_formats():
+        msg = f"--rolling prints {', '.join(rolling_formats())}, not {args.format}"
         raise UsageError(msg)
     with _plain_value_errors_as_usage():
         start, end = parse_rolling(args.rolling, catalogue)

@@ -25,6 +25,7 @@ from assetgate.cli.common import (
     write_output,
 )
 from assetgate.live.pulled import mode_notes, pulled_mode
+from assetgate.report.formats import FORMATS
 from assetgate.run.check import finding_rules, parse_accept, parse_targets
 from assetgate.run.matrix import is_release_set
 
@@ -98,7 +99,7 @@ def add_scan_arguments(
     )
     parser.add_argument(
         "--format",
-        choices=["text", "json", "markdown", "sarif", "junit"],
+        choices=list(FORMATS),
         default="text",
     )
     parser.add_argument(

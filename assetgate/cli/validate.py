@@ -19,7 +19,7 @@ from assetgate.cli.common import (
     write_output,
 )
 from assetgate.decoding.goscan import scan
-from assetgate.report.render import escape_terminal
+from assetgate.report.common import escape_terminal
 from assetgate.requests.admission import Admission, admit
 from assetgate.requests.validate import Validation, validate
 from assetgate.wire import DEFAULT_ACCOUNT, AssetKind

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Final
 import msgspec
 
 from assetgate.judge.gate import asset_id
-from assetgate.report.render import escape_markdown, escape_terminal
+from assetgate.report.common import escape_markdown, escape_terminal
 from assetgate.wire import DECODE_FAILURES, DEFAULT_ACCOUNT
 
 if TYPE_CHECKING:

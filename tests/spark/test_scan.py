@@ -122,7 +122,7 @@ def test_summary_names_the_verdict_the_outcomes_and_the_main_finding(
     demo_scan: ScanResult, catalogue: Catalogue
 ) -> None:
     """summary.json/.md carry check's verdict, cluster outcomes and first failing finding."""
-    from assetgate.report.render import verdict_line
+    from assetgate.report.common import verdict_line
     from assetgate.run.check import DEFAULT_FAIL_ON, finding_rules
 
     expected = check([DEMO, MIXED], target=TARGET, catalogue=catalogue)
@@ -144,7 +144,7 @@ def test_summary_names_the_verdict_the_outcomes_and_the_main_finding(
 
 def test_report_file_is_checks_rendering(demo_scan: ScanResult) -> None:
     """The report in the requested format is written to DIR and returned as check prints it."""
-    from assetgate.report.render import render
+    from assetgate.report.formats import render
 
     text = (Path(demo_scan.out) / "report.txt").read_text(encoding="utf-8")
     assert text == demo_scan.text == render(demo_scan.report, "text")

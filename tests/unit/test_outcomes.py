@@ -11,7 +11,7 @@ from assetgate.catalogue.levels import load_catalogue
 from assetgate.errors import CatalogueError
 from assetgate.inventory.read import Asset
 from assetgate.judge.outcomes import ClusterOutcome
-from assetgate.report.render import render
+from assetgate.report.formats import render
 from assetgate.run.check import check, finding_rules
 
 if TYPE_CHECKING:

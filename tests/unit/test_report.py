@@ -12,20 +12,15 @@ import pytest
 
 from assetgate.inventory.read import Ignored
 from assetgate.judge.gate import STATES, Verdict
-from assetgate.report.render import (
-    ReportFormat,
-    _split_source,
-    escape_markdown,
-    escape_terminal,
-    home_page,
-    render,
-    render_json,
-    render_junit,
-    render_markdown,
-    render_sarif,
-    render_text,
-    sarif_driver,
-)
+from assetgate.report.common import escape_markdown, escape_terminal
+from assetgate.report.common import split_source as _split_source
+from assetgate.report.formats import FORMATS, render
+from assetgate.report.formats.json import render as render_json
+from assetgate.report.formats.junit import render as render_junit
+from assetgate.report.formats.markdown import render as render_markdown
+from assetgate.report.formats.sarif import home_page, sarif_driver
+from assetgate.report.formats.sarif import render as render_sarif
+from assetgate.report.formats.text import render as render_text
 from assetgate.run.check import (
     CatalogueInfo,
     ErrorEntry,
@@ -39,6 +34,7 @@ from assetgate.run.check import (
 from tests.conftest import REPO
 
 if TYPE_CHECKING:
+    import argparse
     from pathlib import Path
 
     from assetgate.catalogue.levels import Catalogue
@@ -203,9 +199,9 @@ def _unsafe(text: str) -> list[str]:
 # --- dispatch ----------------------------------------------------------------------------
 
 
-def test_report_format_str_is_its_value() -> None:
-    """`str(ReportFormat.X)` is the flag value, as argparse shows it."""
-    assert [str(f) for f in ReportFormat] == [
+def test_formats_are_found_in_flag_order() -> None:
+    """The format modules are found, and ``--format`` lists them in this order."""
+    assert list(FORMATS) == [
         "text",
         "json",
         "markdown",
@@ -228,10 +224,9 @@ def test_report_format_str_is_its_value() -> None:
 def test_render_dispatches_to_the_format(
     report: Report, fmt: str, renderer: Any
 ) -> None:
-    """`render` accepts the value or the enum and matches the format's helper."""
+    """`render` by name matches the format module's own ``render``."""
     expected = renderer(report)
     assert render(report, fmt) == expected
-    assert render(report, ReportFormat(fmt)) == expected
     assert expected.endswith("\n")
 
 
@@ -241,8 +236,8 @@ def test_render_rejects_an_unknown_format(report: Report) -> None:
         render(report, "xml")
 
 
-@pytest.mark.parametrize("fmt", list(ReportFormat))
-def test_render_is_deterministic(report: Report, fmt: ReportFormat) -> None:
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_render_is_deterministic(report: Report, fmt: str) -> None:
     """The same report renders to the same text, also when rebuilt from its JSON."""
     again = msgspec.json.decode(render_json(report), type=Report)
     assert render(again, fmt) == render(report, fmt)
@@ -683,7 +678,7 @@ def test_home_page_is_the_homepage_project_url(
 
 def test_sarif_driver_of_check_and_matrix_alike(catalogue: Catalogue) -> None:
     """The check and matrix SARIF logs name the same tool: name, version, home page."""
-    from assetgate.report.matrix import render_matrix
+    from assetgate.report.formats import render_matrix
     from assetgate.run.matrix import check_matrix
 
     demo = REPO / "fixtures/inventories/demo.jsonl"
@@ -738,7 +733,7 @@ def test_junit_cases_carry_file_line_time_and_a_failure_body(
 def test_text_and_markdown_fold_record_errors_per_file(catalogue: Catalogue) -> None:
     """At most 20 record errors per file in text and Markdown; JSON keeps every one."""
     from assetgate.inventory.read import RecordError
-    from assetgate.report.render import PER_FILE
+    from assetgate.report.common import PER_FILE
 
     errors = [RecordError(source=f"a.jsonl:{n}", message="bad") for n in range(1, 46)]
     errors += [RecordError(source=f"b.jsonl:{n}", message="bad") for n in range(1, 4)]
@@ -764,7 +759,7 @@ def test_hostile_cluster_names_cannot_forge_a_verdict_line(
     """A down cluster named with ESC/newline: every verdict line stays one escaped line."""
     from assetgate.cli.main import main
     from assetgate.inventory.read import Asset
-    from assetgate.report.rolling import render_rolling
+    from assetgate.report.formats import render_rolling
     from assetgate.run.rolling import check_rolling
 
     name = "east\x1b[31m\nFAKE: all clear\x07"
@@ -828,7 +823,7 @@ def test_missing_stamp_of_a_config_that_does_not_decode(tmp_path: Path) -> None:
 
 def test_fit_markdown_cuts_at_a_line_and_says_what_it_left_out() -> None:
     """Markdown over the limit is cut at a line, keeps its tail, and names what is gone."""
-    from assetgate.report.render import fit_markdown
+    from assetgate.report.common import fit_markdown
 
     text = "# head\n" + "".join(f"| row {i} |\n" for i in range(100)) + "verdict\n"
     assert fit_markdown(text, limit=len(text.encode())) == text
@@ -845,7 +840,7 @@ def test_markdown_of_a_large_fleet_stays_under_the_step_summary_limit(
     tmp_path: Path,
 ) -> None:
     """A report whose failing findings exceed GitHub's 1 MiB limit is cut to fit it."""
-    from assetgate.report.render import MARKDOWN_LIMIT
+    from assetgate.report.common import MARKDOWN_LIMIT
     from benchmarks.gen_inventory import generate
 
     path = tmp_path / "fleet.jsonl"
@@ -856,3 +851,43 @@ def test_markdown_of_a_large_fleet_stays_under_the_step_summary_limit(
     assert len(whole) <= MARKDOWN_LIMIT
     assert b"more lines left out: the whole report is" in whole
     assert whole.startswith(b"## assetgate: target 2.11.11")
+
+
+def test_a_format_is_one_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, report: Report
+) -> None:
+    """A module with NAME, ORDER, SUFFIX and render is a format: nothing else is needed."""
+    from assetgate.report.formats import discover
+
+    package = tmp_path / "extra_formats"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "count.py").write_text(
+        'NAME = "count"\nORDER = 9\nSUFFIX = "count.txt"\n\n\n'
+        "def render(report, *, fail_on=None):\n"
+        '    return f"{report.summary.assets}\\n"\n',
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    found = discover("extra_formats", [str(package)])
+    count = found["count"]
+    assert (
+        list(found),
+        count.report_file,
+        count.check(report, fail_on=None),
+        count.matrix,
+    ) == (["count"], "report.count.txt", f"{report.summary.assets}\n", None)
+
+
+def test_the_command_line_offers_every_format() -> None:
+    """``check --format`` and ``scan --format`` offer exactly the formats found."""
+    from assetgate.cli.main import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    commands: dict[str, argparse.ArgumentParser] = dict(sub.choices or {})
+    offered = {
+        name: next(a for a in commands[name]._actions if a.dest == "format").choices
+        for name in ("check", "scan")
+    }
+    assert offered == {"check": list(FORMATS), "scan": list(FORMATS)}

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Final
 
 from assetgate.cli.main import main
 from assetgate.inventory.read import Asset
-from assetgate.report.render import render, render_sarif
+from assetgate.report.formats import render
+from assetgate.report.formats.sarif import render as render_sarif
 from assetgate.run.check import check
 from tests.conftest import REPO
 

@@ -15,7 +15,7 @@ from assetgate.judge.fixes import CODES
 from assetgate.judge.gate import STATES, Drift
 from assetgate.judge.outcomes import OUTCOMES
 from assetgate.judge.rules import ALIASES, FAIL_ON_NAMES, NO_ASSETS, RULES, about
-from assetgate.report.render import ReportFormat, render
+from assetgate.report.formats import render
 from assetgate.run.check import check, finding_rules
 from tests.conftest import REPO
 
@@ -69,7 +69,7 @@ def test_older_spellings_are_read_as_their_rule() -> None:
 
 def test_sarif_rules_are_the_table(demo: Report) -> None:
     """SARIF declares the table's rules in order; each result names one, at its level."""
-    log = json.loads(render(demo, ReportFormat.SARIF))
+    log = json.loads(render(demo, "sarif"))
     run = log["runs"][0]
     declared = [r["id"] for r in run["tool"]["driver"]["rules"]]
     results = [
@@ -84,7 +84,7 @@ def test_sarif_rules_are_the_table(demo: Report) -> None:
 
 def test_junit_failure_types_are_rules(demo: Report) -> None:
     """Every JUnit failure or error carries a rule name as its type."""
-    root = ET.fromstring(render(demo, ReportFormat.JUNIT))  # noqa: S314 (our own output)
+    root = ET.fromstring(render(demo, "junit"))  # noqa: S314 (our own output)
     types = {e.get("type") for tag in ("failure", "error") for e in root.iter(tag)}
     assert (bool(types), types - NAMES) == (True, set())
 
@@ -93,7 +93,7 @@ def test_github_annotation_titles_name_rules(demo: Report) -> None:
     """Each GitHub annotation's title is ``assetgate RULE: title of the rule``."""
     lines = [
         line
-        for line in render(demo, ReportFormat.GITHUB).splitlines()
+        for line in render(demo, "github").splitlines()
         if line.startswith("::") and "title=assetgate " in line
     ]
     titles = [line.split("title=assetgate ", 1)[1].split("::", 1)[0] for line in lines]

@@ -10,7 +10,7 @@ import msgspec
 import pytest
 
 from assetgate.cli.main import main
-from assetgate.report.render import render
+from assetgate.report.formats import render
 from assetgate.report.schema import SCHEMAS, json_schema
 from assetgate.run.check import check, make_plan
 from assetgate.run.matrix import check_matrix
