@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Final
 
+from assetgate.catalogue import derived
 from assetgate.catalogue.model import CONFIG_STRUCT
 from assetgate.decoding.decode import is_zero_time
 from assetgate.wire import GO_ZERO_TIME
@@ -41,8 +42,12 @@ def _time_set(value: str | None) -> bool:
     return value is not None and value != GO_ZERO_TIME and not is_zero_time(value)
 
 
-_CACHE: dict[tuple[str, str, str], Callable[[Any], Features]] = {}
-_LEVELS: dict[tuple[str, str], Callable[[Any], int]] = {}
+_CACHE: dict[tuple[str, str, str], Callable[[Any], Features]] = derived.cache(
+    "compile.features", keyed_by="(catalogue digest, line fingerprint, kind)"
+)
+_LEVELS: dict[tuple[str, str], Callable[[Any], int]] = derived.cache(
+    "compile.levels", keyed_by="(line fingerprint, kind)"
+)
 
 
 def level_function(line: ReleaseLine, kind: str) -> Callable[[Any], int]:
@@ -119,7 +124,7 @@ def _run(
 
 _HAZARDS: dict[
     tuple[str, str, str], Callable[[Any], tuple[HazardEffect, str] | None] | None
-] = {}
+] = derived.cache("compile.hazards", keyed_by="(line fingerprint, version, kind)")
 
 
 def hazard_function(

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Final, Literal, TypeVar
 import msgspec
 from packaging.version import Version
 
+from assetgate.catalogue import derived
 from assetgate.errors import CatalogueError, InvalidServerVersion, UnknownServerVersion
 from assetgate.version import ServerVersion, parse_version
 from assetgate.wire import AssetKind  # noqa: TC001 (msgspec reads it at run time)
@@ -534,7 +535,9 @@ class Catalogue(msgspec.Struct, frozen=True, kw_only=True):
         raise UnknownServerVersion(msg)
 
 
-_PROFILES: dict[tuple[str, str], ServerProfile] = {}
+_PROFILES: dict[tuple[str, str], ServerProfile] = derived.cache(
+    "levels.profiles", keyed_by="(catalogue digest, version)"
+)
 
 
 def _outcomes_at(

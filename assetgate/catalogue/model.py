@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
 
 import msgspec
 
+from assetgate.catalogue import derived
 from assetgate.wire import GO_ZERO_TIME
 
 if TYPE_CHECKING:
@@ -53,7 +54,9 @@ def flat_fields(line: ReleaseLine, struct: str) -> dict[str, str]:
     return fields
 
 
-_TYPES: dict[tuple[str, str, bool], type[Any]] = {}
+_TYPES: dict[tuple[str, str, bool], type[Any]] = derived.cache(
+    "model.types", keyed_by="(line fingerprint, struct, strict)"
+)
 
 
 def struct_type(line: ReleaseLine, struct: str, *, strict: bool = True) -> type[Any]:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 import msgspec
 
+from assetgate.catalogue import derived
 from assetgate.catalogue.model import INT_BOUNDS, UINT64_MAX, flat_fields, struct_type
 from assetgate.decoding import goscan as _goscan
 from assetgate.wire import FAST_DECODE_FAILURES, GO_ZERO_TIME
@@ -107,7 +108,9 @@ def decode(
     return _Exact(line, go_json=go_json).run(raw, struct, context=context)
 
 
-_LENIENT: dict[tuple[str, str], msgspec.json.Decoder[Any]] = {}
+_LENIENT: dict[tuple[str, str], msgspec.json.Decoder[Any]] = derived.cache(
+    "decoding.lenient", keyed_by="(line fingerprint, struct)"
+)
 
 
 MAX_LISTED: Final = 1000
@@ -207,7 +210,9 @@ def _collect_unknown(
     return True
 
 
-_FAST: dict[tuple[str, str], msgspec.json.Decoder[Any]] = {}
+_FAST: dict[tuple[str, str], msgspec.json.Decoder[Any]] = derived.cache(
+    "decoding.fast", keyed_by="(line fingerprint, struct)"
+)
 # msgspec refuses what Go may still accept: invalid UTF-8 (Go substitutes U+FFFD),
 # nesting beyond its recursion limit (Go allows 10,000 levels), odd spellings.
 
@@ -257,7 +262,9 @@ def _name_of(config: Any) -> str:
 # --- checks msgspec cannot express: Go time syntax, uint64 overflow ------------------------
 
 
-_CHECKS: dict[tuple[str, str], Callable[[Any], bool]] = {}
+_CHECKS: dict[tuple[str, str], Callable[[Any], bool]] = derived.cache(
+    "decoding.checks", keyed_by="(line fingerprint, struct)"
+)
 
 
 def _post_checks_pass(value: Any, line: ReleaseLine, struct: str) -> bool:
@@ -812,7 +819,7 @@ def _deep_raw_decode(text: str, position: int) -> tuple[Any, int]:
 _LOOKUPS: dict[
     tuple[str, str],
     tuple[dict[str, tuple[str, str]], dict[str, tuple[str, str]], dict[str, str]],
-] = {}
+] = derived.cache("decoding.lookups", keyed_by="(line fingerprint, struct)")
 
 _GO_INT_NAMES: Final = frozenset({"int", "int32", "int64", "uint64", "time.Duration"})
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 import msgspec
 
+from assetgate.catalogue import derived
 from assetgate.catalogue.compile import features_for
 from assetgate.catalogue.model import CONFIG_STRUCT
 from assetgate.decoding.decode import Decoded, decode
@@ -321,7 +322,7 @@ class _Plan(NamedTuple):
 
 _PREPARED: dict[
     tuple[tuple[int, ...], str, str], tuple[tuple[ServerProfile, ...], _Plan]
-] = {}
+] = derived.cache("gate.prepared", keyed_by="(ids of profiles, kind, mode)")
 
 
 def _prepared(profiles: Sequence[ServerProfile], kind: str, mode: Mode) -> _Plan:
@@ -417,7 +418,7 @@ _BOUND: dict[
         Callable[[Any], CheckFailure | None] | None,
         Callable[[Any], tuple[str, ...]] | None,
     ],
-] = {}
+] = derived.cache("gate.bound", keyed_by="(id of profile, kind, mode)")
 
 
 def _load_checks(

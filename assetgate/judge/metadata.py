@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
+from assetgate.catalogue import derived
 from assetgate.catalogue.compile import features_for, level_function
 from assetgate.catalogue.model import CONFIG_STRUCT
 from assetgate.decoding.decode import decode
@@ -223,7 +224,9 @@ def _leaf(path: str) -> str:
     return path.rsplit(".", 1)[-1].split("[", 1)[0]
 
 
-_KNOWN: dict[int, tuple[Catalogue, frozenset[str]]] = {}
+_KNOWN: dict[int, tuple[Catalogue, frozenset[str]]] = derived.cache(
+    "metadata.known_names", keyed_by="id of catalogue"
+)
 
 
 def _known_names(catalogue: Catalogue) -> frozenset[str]:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 import msgspec
 import structlog
 
+from assetgate.catalogue import derived
 from assetgate.catalogue.compile import features_for, hazard_function
 from assetgate.catalogue.levels import (
     BUILD_LOCK,
@@ -57,7 +58,9 @@ Mode = Literal["single", "cluster"]
 
 log = structlog.get_logger(__name__)
 
-_INFOS: dict[tuple[str, str, bool], ServerInfo] = {}
+_INFOS: dict[tuple[str, str, bool], ServerInfo] = derived.cache(
+    "requests.infos", keyed_by="(catalogue digest, version, strict)"
+)
 
 # A consumer config travels inside CreateConsumerRequest {"stream_name", "config", ...}.
 _CONSUMER_PREFIX: Final = b'{"config":'
@@ -460,7 +463,9 @@ class _FastPlan:
         )
 
 
-_FAST_PLANS: dict[tuple[int, str, str, bool | None], _FastPlan] = {}
+_FAST_PLANS: dict[tuple[int, str, str, bool | None], _FastPlan] = derived.cache(
+    "requests.fast_plans", keyed_by="(id of catalogue, server, kind, strict)"
+)
 
 
 def _fast_plan(

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 import msgspec
 
+from assetgate.catalogue import derived
 from assetgate.catalogue.levels import Phase  # noqa: TC001 - msgspec reads it at runtime
 from assetgate.catalogue.model import CONFIG_STRUCT
 
@@ -201,7 +202,9 @@ def register_note(note_id: str, *, guard: str = "") -> Callable[[_CheckFn], _Che
 
 
 _Plan = tuple[tuple[Registered, "ConfigCheck"], ...]
-_PLANS: dict[tuple[str, str, str, str], _Plan] = {}
+_PLANS: dict[tuple[str, str, str, str], _Plan] = derived.cache(
+    "configchecks.plans", keyed_by="(line fingerprint, version, kind, phase)"
+)
 
 
 def plan(profile: ServerProfile, kind: str, phase: Phase) -> _Plan:
@@ -267,7 +270,7 @@ def _failure(
 _LOADERS: dict[
     tuple[int, str, str],
     tuple[ServerProfile, Callable[[Any], CheckFailure | None] | None],
-] = {}
+] = derived.cache("configchecks.loaders", keyed_by="(id of profile, kind, mode)")
 
 
 def load_checker(
@@ -293,7 +296,7 @@ def load_checker(
 _NOTERS: dict[
     tuple[int, str, str],
     tuple[ServerProfile, Callable[[Any], tuple[str, ...]] | None],
-] = {}
+] = derived.cache("configchecks.noters", keyed_by="(id of profile, kind, mode)")
 
 
 def load_notes(
@@ -463,7 +466,9 @@ def _step_key(registered: Registered, spec: ConfigCheck) -> tuple[str, bytes]:
     return registered.id, msgspec.json.encode(spec)
 
 
-_LINE_CHECKS: dict[tuple[str, str, str], LineChecks] = {}
+_LINE_CHECKS: dict[tuple[str, str, str], LineChecks] = derived.cache(
+    "configchecks.line_checks", keyed_by="(line fingerprint, kind, mode)"
+)
 
 
 def line_checks(line: ReleaseLine, kind: str, mode: Mode) -> LineChecks:
