@@ -14,6 +14,10 @@ report (the requested format, as ``check`` prints it) is rendered on the driver,
 brings every verdict there (as Arrow tables, one collect each); the driver then writes
 the Parquet outputs from the same rows, in ``check``'s order. The judged entries and
 the settled verdicts are cached once, so each input line is read and judged once.
+
+Size: over the ~400-line guide because the Spark session, the job's stages, its output
+commit and its failure handling are one job; the per-batch functions are in
+:mod:`assetgate.batch.transform`.
 """
 
 from __future__ import annotations

@@ -14,6 +14,10 @@ entries to one task, which settles each stream with its consumers and finds the
 account's overlaps in the same call. Each ``*_transform`` returns a
 ``Callable[[DataFrame], DataFrame]`` for ``df.transform(...)``; DataFrame APIs only
 (``mapInArrow``, ``repartition``), so the job also runs under Spark Connect.
+
+Size: over the ~400-line guide because every Arrow-batch stage of the scan (read, judge,
+settle, overlaps) hands batches to the same core calls, and their column layouts change
+together.
 """
 
 from __future__ import annotations

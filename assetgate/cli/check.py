@@ -1,4 +1,9 @@
-"""``assetgate check``: its flags; read inventories, classify, render, pick the exit code."""
+"""``assetgate check``: its flags; read inventories, classify, render, pick the exit code.
+
+Size: over the ~400-line guide because one command with three runs (one target, a
+matrix, a rolling change), plans and observed comparisons; each flag is checked where
+its run is.
+"""
 
 from __future__ import annotations
 

@@ -16,6 +16,10 @@ Fast path: a msgspec Struct generated for the release line accepts a document on
 when Go would decode it to the same values. Anything else (unknown or case-folded keys,
 ``null``, duplicate keys, odd spellings, syntax errors) goes through a walker over the
 parsed document that follows Go's rules. No msgspec exception escapes this module.
+
+Size: over the ~400-line guide because the exact path and the fast path must give Go's
+answers byte for byte and share the struct lookups and error texts, so they stay
+together.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ import msgspec
 
 from assetgate.catalogue import derived
 from assetgate.catalogue.model import INT_BOUNDS, UINT64_MAX, flat_fields, struct_type
-from assetgate.decoding import goscan as _goscan
+from assetgate.decoding import goscan
 from assetgate.wire import FAST_DECODE_FAILURES, GO_ZERO_TIME
 
 if TYPE_CHECKING:
@@ -161,7 +165,7 @@ def _unknown_fields_only(
         return None  # msgspec refused something else: let the exact path say what
     return Decoded(
         config=config,
-        strict_error=f"json: unknown field {_goscan.go_quote(unknown[0][1])}",
+        strict_error=f"json: unknown field {goscan.go_quote(unknown[0][1])}",
         unknown_fields=listed([where for where, _key in unknown]),
         dropped_fields=listed(dropped),
         name=_name_of(config),
@@ -334,7 +338,7 @@ _GO_ZERO_ORDINAL: Final = 1  # date(1, 1, 1).toordinal()
 def _go_time_error(text: str) -> str | None:
     """Go's error for a time string ``time.Time.UnmarshalJSON`` refuses, else ``None``."""
     match = _RFC3339.fullmatch(text)
-    quoted = _goscan.go_quote(text)
+    quoted = goscan.go_quote(text)
     if match is None:
         return f'parsing time {quoted} as "2006-01-02T15:04:05Z07:00": cannot parse {quoted} as "2006"'
     year, month, day, hour, minute, second = (int(match.group(i)) for i in range(1, 7))
@@ -489,7 +493,7 @@ class _Exact:
             offset = None if problem.eof else problem.offset
         if context == "request" and (problem is not None or len(values) != 1):
             # the lenient fallback is json.Unmarshal of the whole body: one value only
-            single = _goscan.scan(raw)
+            single = goscan.scan(raw)
             if single is not None:
                 lenient_error = single.message
         elif problem is not None:
@@ -557,7 +561,7 @@ class _Exact:
                 self.unknown.append(where)
                 if not _is_json_zero(item):
                     self.dropped.append(where)
-                self._save(f"json: unknown field {_goscan.go_quote(key)}", unknown=True)
+                self._save(f"json: unknown field {goscan.go_quote(key)}", unknown=True)
                 continue
             name, type_name = found
             declared = owners[name]
@@ -693,7 +697,7 @@ class _Exact:
             if value in enum.values:
                 return value
         token = self._token(item)
-        raise _Abort(enum.error.format(raw=_goscan.go_quote(token), token=token))
+        raise _Abort(enum.error.format(raw=goscan.go_quote(token), token=token))
 
     def _token(self, item: Any) -> str:
         """The raw token of a value; for an escaped string, its spelling in the input."""
@@ -748,12 +752,12 @@ def _lookup(
 
 def _parse_values(
     text: str, raw: bytes, *, stream: bool
-) -> tuple[list[Any], _goscan.SyntaxProblem | None]:
+) -> tuple[list[Any], goscan.SyntaxProblem | None]:
     """The JSON values in ``text`` up to the first syntax error, and that error."""
     values: list[Any] = []
-    if raw.count(b"[") + raw.count(b"{") > _goscan.MAX_DEPTH:
+    if raw.count(b"[") + raw.count(b"{") > goscan.MAX_DEPTH:
         # only then can nesting pass Go's limit, which Python's parser does not know
-        problem = _goscan.scan(raw, stream=stream)
+        problem = goscan.scan(raw, stream=stream)
         if problem is not None and problem.message.endswith("exceeded max depth"):
             return values, problem
     position = 0
@@ -763,20 +767,20 @@ def _parse_values(
             position += 1
         if position >= end:
             if not values and not stream:
-                return values, _goscan.scan(raw)
+                return values, goscan.scan(raw)
             return values, None
         if values and not stream:
-            return values, _goscan.scan(raw)
+            return values, goscan.scan(raw)
         try:
             value, position = _PARSER.raw_decode(text, position)
         except RecursionError:
             # deeper than Python parses by default: Go's limit decides (10,000 levels)
-            problem = _goscan.scan(raw, stream=stream)
+            problem = goscan.scan(raw, stream=stream)
             if problem is not None:
                 return values, problem
             value, position = _deep_raw_decode(text, position)
         except ValueError:
-            return values, _goscan.scan(raw, stream=stream) or _goscan.SyntaxProblem(
+            return values, goscan.scan(raw, stream=stream) or goscan.SyntaxProblem(
                 "invalid JSON", position + 1
             )
         values.append(value)
@@ -794,7 +798,7 @@ def _deep_raw_decode(text: str, position: int) -> tuple[Any, int]:
 
     def work() -> None:
         limit = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(limit, 4 * _goscan.MAX_DEPTH + 100))
+        sys.setrecursionlimit(max(limit, 4 * goscan.MAX_DEPTH + 100))
         try:
             result.append(_PARSER.raw_decode(text, position))
         except (ValueError, RecursionError) as exc:

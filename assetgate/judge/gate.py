@@ -9,6 +9,9 @@ that is not loaded because its stream is not). The decision table is section 4 o
 ``nats-asset-versioning.md``; the wordings are data in ``levels/``.
 
 Pure: no I/O. The caller groups a stream with its consumers (:func:`classify_stream`).
+
+Size: over the ~400-line guide because the verdict model, the one classification and the
+prepared per-cluster plans that make it fast are one decision.
 """
 
 from __future__ import annotations

@@ -7,6 +7,9 @@ and lists unknown and silently dropped fields. It answers in the server's own wo
 It then makes the semantic config checks that release makes (``checkStreamCfg``,
 ``checkConsumerCfg``: :mod:`assetgate.judge.configchecks`, facts in ``levels/``) and reports
 the config the server would store, with its defaults filled in.
+
+Size: over the ~400-line guide because the request path (decode, checks, stamp, reply)
+and its prepared fast plan answer the same question and share the reply texts.
 """
 
 from __future__ import annotations

@@ -5,6 +5,10 @@ would load it, settles streams with their consumers, finds subject overlaps per 
 (offline streams keep their subjects, unloadable ones do not), applies the operator's
 explicit acceptances and returns a :class:`Report`, which the report formats render.
 Every input record is accounted for: ``records == assets + errors + ignored``.
+
+Size: over the ~400-line guide because the public entry of ``check``, its inputs and
+targets, what fails a run and prepared plans; the report model is in
+:mod:`assetgate.run.collect`.
 """
 
 from __future__ import annotations

@@ -9,6 +9,9 @@ changed, an account's overlaps are looked for again only where the streams that 
 their subjects changed. Every step is the single-target pipeline's own function
 (``settle``, ``find_overlaps``, ``cluster_outcomes``, ``apply_acceptances``,
 ``finding_rules``), so each release's result equals :func:`~assetgate.run.check.check`'s.
+
+Size: over the ~400-line guide because one engine: decoding and judging shared across
+releases and the light per-release tally only make sense together.
 """
 
 from __future__ import annotations

@@ -4,6 +4,10 @@ One function per check, in the order the server makes them, each registered unde
 id its ``[[checks]]`` entries in ``levels/`` use. A function returns ``None`` when the
 config passes, else the values of its description template. Fields a release line
 does not know read as their zero value.
+
+Size: over the ~400-line guide because one function per server check, in the server's
+order and with its texts per release; the checks the server runs as one function
+(``checkStreamCfg``, ``addStream``) stay in one module.
 """
 
 from __future__ import annotations
