@@ -88,7 +88,6 @@ __all__ = [
     "ScanError",
     "ScanResult",
     "build_session",
-    "main",
     "scan",
     "spark_failure",
 ]
@@ -805,28 +804,7 @@ def _commit(tmp: Path, final: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``spark-submit`` entry point: the flags of ``assetgate scan``; returns the exit code."""
-    import argparse
+if __name__ == "__main__":  # the spark-submit entry point: the command line's
+    from assetgate.cli.scan import submit_main
 
-    from assetgate.catalogue.levels import load_catalogue
-    from assetgate.cli.common import UsageError
-    from assetgate.cli.logconfig import configure_logging
-    from assetgate.cli.scan import add_scan_arguments, run_scan
-    from assetgate.errors import AssetgateError
-
-    parser = argparse.ArgumentParser(prog="python -m assetgate.batch.job")
-    add_scan_arguments(parser, default_master=None)
-    parser.add_argument("--levels", metavar="DIR", help="a level catalogue folder")
-    args = parser.parse_args(argv)
-    configure_logging(json=not sys.stderr.isatty())
-    cat = load_catalogue(args.levels) if args.levels else load_catalogue()
-    try:
-        return run_scan(args, cat)
-    except (UsageError, AssetgateError) as exc:
-        print(f"assetgate: error: {exc}", file=sys.stderr)  # noqa: T201
-        return 2
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(submit_main())

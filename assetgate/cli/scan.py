@@ -6,6 +6,7 @@ the command runs, so that the rest of the command line never needs pyspark.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import shutil
@@ -24,18 +25,19 @@ from assetgate.cli.common import (
     without_cyclic_gc,
     write_output,
 )
+from assetgate.cli.logconfig import configure_logging
+from assetgate.errors import AssetgateError
 from assetgate.live.pulled import mode_notes, pulled_mode
 from assetgate.report.formats import FORMATS
 from assetgate.run.check import finding_rules, parse_accept, parse_targets
 from assetgate.run.matrix import is_release_set
 
 if TYPE_CHECKING:
-    import argparse
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable, Iterator, Sequence
 
     from assetgate.catalogue.levels import Catalogue
 
-__all__ = ["add_parser", "add_scan_arguments", "run", "run_scan"]
+__all__ = ["add_parser", "add_scan_arguments", "run", "run_scan", "submit_main"]
 
 
 def add_parser(sub: Subparsers) -> None:
@@ -226,3 +228,17 @@ def _spark_errors(
         if failure is None:
             raise
         raise UsageError(failure) from None
+
+
+def submit_main(argv: Sequence[str] | None = None) -> int:
+    """``spark-submit`` entry point: the flags of ``assetgate scan``; returns the exit code."""
+    parser = argparse.ArgumentParser(prog="python -m assetgate.batch.job")
+    add_scan_arguments(parser, default_master=None)
+    parser.add_argument("--levels", metavar="DIR", help="a level catalogue folder")
+    args = parser.parse_args(argv)
+    configure_logging(json=not sys.stderr.isatty())
+    try:
+        return run_scan(args, catalogue(args))
+    except (UsageError, AssetgateError) as exc:
+        print(f"assetgate: error: {exc}", file=sys.stderr)
+        return 2

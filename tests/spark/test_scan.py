@@ -16,6 +16,7 @@ skip_without_pyspark()
 
 from assetgate.batch import job  # noqa: E402 (after the pyspark skip)
 from assetgate.batch.job import ScanError, scan  # noqa: E402 (after the pyspark skip)
+from assetgate.cli.scan import submit_main  # noqa: E402 (after the pyspark skip)
 from assetgate.run.check import check  # noqa: E402 (after the pyspark skip)
 from tests.conftest import FIXTURES, REPO  # noqa: E402 (after the pyspark skip)
 from tests.spark.conftest import report_dict  # noqa: E402 (after the pyspark skip)
@@ -284,13 +285,13 @@ def test_refuses_to_replace_a_directory_that_is_not_a_scan(
     assert [p.name for p in tmp_path.iterdir()] == ["keep.txt"]
 
 
-def test_job_main_writes_report_and_exit_code(
+def test_submit_main_writes_report_and_exit_code(
     spark: SparkSession, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The spark-submit entry point scans with the CLI flags and exits 1 on findings."""
     out = tmp_path / "out"
     try:
-        code = job.main(
+        code = submit_main(
             [
                 DEMO,
                 "--target",
