@@ -11,10 +11,15 @@ defined (:data:`assetgate.judge.gate.STATES`, :data:`assetgate.judge.gate.Drift`
 
 from __future__ import annotations
 
-from typing import Final, Literal, NamedTuple, get_args
+from typing import TYPE_CHECKING, Final, Literal, NamedTuple, get_args
 
 from assetgate.judge.gate import STATES, Drift
 from assetgate.judge.outcomes import OUTCOMES
+
+if TYPE_CHECKING:
+    from collections.abc import Collection, Iterable
+
+    from assetgate.judge.gate import Verdict
 
 __all__ = [
     "ALIASES",
@@ -25,7 +30,11 @@ __all__ = [
     "RULES",
     "Rule",
     "about",
+    "accepted_rules",
     "canonical",
+    "failing_rules",
+    "failing_set",
+    "rules_failing",
 ]
 
 Group = Literal["state", "drift", "outcome", "overlap", "record"]
@@ -186,3 +195,39 @@ def about(name: str) -> Rule:
 def canonical(name: str) -> str:
     """``name`` with an older spelling (:data:`ALIASES`) read as its rule."""
     return ALIASES.get(name, name)
+
+
+# --- what fails a run ---------------------------------------------------------------
+
+
+def accepted_rules(accepted: str | None) -> set[str]:
+    """The rules of a verdict's acceptances (``RULE:ASSET``, several joined by ``; ``)."""
+    if not accepted:
+        return set()
+    return {part.partition(":")[0] for part in accepted.split("; ")}
+
+
+def failing_rules(verdict: Verdict, wanted: Collection[str]) -> list[str]:
+    """The rules of ``wanted`` (states, drift flags) that fail the run for ``verdict``.
+
+    An acceptance covers the findings of its rule only (``*``: all of them).
+    """
+    return rules_failing(verdict.state, verdict.drift, verdict.accepted, wanted)
+
+
+def rules_failing(
+    state: str, drift: str | None, accepted: str | None, wanted: Collection[str]
+) -> list[str]:
+    """:func:`failing_rules` of a verdict with this state, drift flag and acceptance."""
+    rules = accepted_rules(accepted)
+    found: list[str] = []
+    if state in wanted and not rules & {"*", state}:
+        found.append(state)
+    if drift is not None and drift in wanted and not rules & {"*", drift}:
+        found.append(drift)
+    return found
+
+
+def failing_set(fail_on: Iterable[str]) -> frozenset[str]:
+    """What fails a run: ``fail_on`` (as rules) and :data:`ALWAYS_FAIL`."""
+    return frozenset(map(canonical, fail_on)) | frozenset(ALWAYS_FAIL)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, Protocol, TypeVar, assert_never
 
 from assetgate.judge.gate import STATES
-from assetgate.run.check import accepted_rules, failing_rules, failing_set
+from assetgate.judge.rules import accepted_rules, failing_rules, failing_set
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence

@@ -29,7 +29,13 @@ from assetgate.catalogue.levels import (
 )
 from assetgate.inventory.read import Asset, Ignored, RecordError, read_inventory
 from assetgate.judge.gate import Mode, asset_id
-from assetgate.judge.rules import ALWAYS_FAIL, DEFAULT_FAIL_ON, NO_ASSETS, canonical
+from assetgate.judge.rules import (
+    ALWAYS_FAIL,
+    DEFAULT_FAIL_ON,
+    NO_ASSETS,
+    failing_rules,
+    failing_set,
+)
 from assetgate.run.collect import (
     DEFAULT_CLUSTER,
     Acceptance,
@@ -54,7 +60,6 @@ from assetgate.run.progress import EVERY, Progress
 if TYPE_CHECKING:
     from collections.abc import (
         Callable,
-        Collection,
         Iterable,
         Iterator,
         Mapping,
@@ -80,7 +85,6 @@ __all__ = [
     "Report",
     "Summary",
     "TargetInfo",
-    "accepted_rules",
     "apply_acceptances",
     "assemble",
     "asset_hash",
@@ -89,8 +93,6 @@ __all__ = [
     "compare_plans",
     "count_findings",
     "counted",
-    "failing_rules",
-    "failing_set",
     "finding_rules",
     "inventory_digest",
     "iter_records",
@@ -99,7 +101,6 @@ __all__ = [
     "parse_accept",
     "parse_targets",
     "plan_digest",
-    "rules_failing",
 ]
 
 OBSERVED_TARGET: Final = "observed"
@@ -291,13 +292,6 @@ def iter_records(
         yield from read_inventory(paths)
 
 
-def accepted_rules(accepted: str | None) -> set[str]:
-    """The rules of a verdict's acceptances (``RULE:ASSET``, several joined by ``; ``)."""
-    if not accepted:
-        return set()
-    return {part.partition(":")[0] for part in accepted.split("; ")}
-
-
 def finding_rules(report: Report, fail_on: Iterable[str]) -> list[str]:
     """The findings that fail the run (accepted ones excluded).
 
@@ -311,32 +305,6 @@ def finding_rules(report: Report, fail_on: Iterable[str]) -> list[str]:
 def count_findings(report: Report, fail_on: Iterable[str]) -> int:
     """How many findings fail the run: ``len(finding_rules(...))`` without the words."""
     return sum(1 for _ in _failing(report, fail_on))
-
-
-def failing_rules(verdict: Verdict, wanted: Collection[str]) -> list[str]:
-    """The rules of ``wanted`` (states, drift flags) that fail the run for ``verdict``.
-
-    An acceptance covers the findings of its rule only (``*``: all of them).
-    """
-    return rules_failing(verdict.state, verdict.drift, verdict.accepted, wanted)
-
-
-def rules_failing(
-    state: str, drift: str | None, accepted: str | None, wanted: Collection[str]
-) -> list[str]:
-    """:func:`failing_rules` of a verdict with this state, drift flag and acceptance."""
-    rules = accepted_rules(accepted)
-    found: list[str] = []
-    if state in wanted and not rules & {"*", state}:
-        found.append(state)
-    if drift is not None and drift in wanted and not rules & {"*", drift}:
-        found.append(drift)
-    return found
-
-
-def failing_set(fail_on: Iterable[str]) -> frozenset[str]:
-    """What fails a run: ``fail_on`` (as rules) and :data:`ALWAYS_FAIL`."""
-    return frozenset(map(canonical, fail_on)) | frozenset(ALWAYS_FAIL)
 
 
 def _failing(report: Report, fail_on: Iterable[str]) -> Iterator[Callable[[], str]]:

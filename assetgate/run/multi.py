@@ -27,14 +27,9 @@ import msgspec
 from assetgate.inventory.read import Asset
 from assetgate.judge.gate import STATES, Judged, judge_many, settle
 from assetgate.judge.outcomes import judge_clusters, mark_unavailable
+from assetgate.judge.rules import failing_set, rules_failing
 from assetgate.judge.subjects import find_overlaps
-from assetgate.run.check import (
-    count_findings,
-    counted,
-    failing_set,
-    iter_records,
-    rules_failing,
-)
+from assetgate.run.check import count_findings, counted, iter_records
 from assetgate.run.collect import (
     DEFAULT_CLUSTER,
     CatalogueInfo,

@@ -7,6 +7,7 @@ import xml.etree.ElementTree as ET
 from collections import Counter
 from typing import TYPE_CHECKING, Final
 
+from assetgate.judge.gate import asset_id
 from assetgate.judge.rules import about
 from assetgate.report.common import (
     accepted_for,
@@ -23,7 +24,6 @@ from assetgate.report.matrix import (
     row_label,
     spans,
 )
-from assetgate.run.check import asset_id
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

@@ -11,6 +11,7 @@ from urllib.parse import quote
 import msgspec
 
 from assetgate.judge.fixes import CODES
+from assetgate.judge.gate import asset_id
 from assetgate.judge.rules import RULES, about
 from assetgate.report.common import (
     accepted_for,
@@ -27,7 +28,6 @@ from assetgate.report.common import (
 from assetgate.report.matrix import (
     spans,
 )
-from assetgate.run.check import asset_id
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence

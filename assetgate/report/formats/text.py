@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from assetgate.judge.gate import STATES
+from assetgate.judge.gate import STATES, asset_id
 from assetgate.report.common import (
     DIGEST_PREFIX,
     FOLD_NOTE,
@@ -42,7 +42,6 @@ from assetgate.report.rolling import (
     step_nodes,
     step_states,
 )
-from assetgate.run.check import asset_id
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
