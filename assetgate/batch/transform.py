@@ -36,18 +36,14 @@ from assetgate.catalogue.levels import Catalogue, ServerProfile  # noqa: TC001 (
 from assetgate.inventory.read import (
     Asset,
     Ignored,
-    InventoryEntry,
     RecordError,
-    line_data,
-    read_records,
-    too_long,
-    too_long_error,
+    line_records,
 )
 from assetgate.judge.gate import Judged, Mode, Verdict, settle
 from assetgate.judge.subjects import KEEP_SUBJECTS, find_overlaps
 from assetgate.run.collect import (
-    asset_hash,
-    judge_asset,
+    Hashed,
+    judge_record,
     target_profile,
 )
 
@@ -276,25 +272,22 @@ def judge_batches(
                 counts = seen[key] = [0] * len(_COUNTED)
             row = counts[_ROWS]
             counts[_ROWS] = row + 1
-            text = value or b""
-            # as the file reader reads it (a BOM before the file's first record skipped)
-            data = line_data(text, first=start == 0 and counts[_LINES] == 0)
-            if not data and not too_long(text):
-                counts[_BLANK] += 1
-                continue
             found = names.get(path)
             if found is None:
                 found = names[path] = ctx.name_of(path)
             name, rank = found
             # a split Spark did not count numbers from 0; the job refuses the run
             line = ctx.offsets.get(key, 0) + row + 1
-            entries: list[InventoryEntry] = (
-                [too_long_error(f"{name}:{line}")]
-                if too_long(text)
-                else read_records(data, f"{name}:{line}")
+            # as the file reader reads it (a BOM before the file's first record skipped)
+            entries = line_records(
+                value or b"",
+                f"{name}:{line}",
+                first=start == 0 and counts[_LINES] == 0,
             )
-            if entries:
-                counts[_LINES] += 1
+            if not entries:
+                counts[_BLANK] += 1
+                continue
+            counts[_LINES] += 1
             for index, record in enumerate(entries):
                 entry = _entry_row(
                     ctx, record, (name, line, rank, index, record.source)
@@ -321,35 +314,34 @@ def _entry_row(
     ctx: ScanContext, record: Asset | RecordError | Ignored, head: tuple[Any, ...]
 ) -> tuple[Any, ...]:
     """An ``ENTRY`` row up to ``reason``; ``head`` is (source_file ... source)."""
-    if isinstance(record, Asset):
-        judged = judge_asset(record, ctx.profiles, ctx.mode, ctx.catalogue)
-        if isinstance(judged, Judged):
-            return (
-                "asset",
-                record.cluster,
-                record.account,
-                record.stream,
-                *head[:-1],
-                None,  # the source is the verdict's
-                asset_hash(record),
-                _msgpack_encoder().encode(judged),
-                None,
-                None,
-                None,
-            )
-        record = judged  # a cluster no target covers: an error record, as in check
-    if isinstance(record, RecordError):
+    found = judge_record(record, ctx.profiles, ctx.mode, ctx.catalogue)
+    if isinstance(found, Hashed):
+        verdict = found.judged.verdict
+        return (
+            "asset",
+            verdict.cluster,
+            verdict.account,
+            verdict.stream,
+            *head[:-1],
+            None,  # the source is the verdict's
+            found.digest,
+            _msgpack_encoder().encode(found.judged),
+            None,
+            None,
+            None,
+        )
+    if isinstance(found, RecordError):  # a cluster no target covers too, as in check
         return (
             "error",
             *_NO_ASSET,
             *head,
             None,
             None,
-            record.message,
-            record.retriable,
+            found.message,
+            found.retriable,
             None,
         )
-    return ("ignored", *_NO_ASSET, *head, None, None, None, None, record.reason)
+    return ("ignored", *_NO_ASSET, *head, None, None, None, None, found.reason)
 
 
 # --- stage 2: settle streams and find overlaps, one account per task ----------------------

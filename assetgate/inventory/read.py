@@ -64,6 +64,7 @@ __all__ = [
     "InventoryEntry",
     "RecordError",
     "line_data",
+    "line_records",
     "read_inventory",
     "read_inventory_bytes",
     "read_inventory_stream",
@@ -408,6 +409,19 @@ def line_data(line: bytes, *, first: bool) -> bytes:
     if first and data.startswith(_BOM):
         data = data[len(_BOM) :].lstrip(_JSON_SPACE)
     return data
+
+
+def line_records(line: bytes, source: str, *, first: bool) -> list[InventoryEntry]:
+    """The records of one inventory line, as every runner reads it.
+
+    A line :func:`too_long` is one error; a blank one (see :func:`line_data`) holds
+    none; any other holds at least one entry (a record, an error or an ignored one).
+    ``first``: the line is the file's first non-blank one (it may start with a BOM).
+    """
+    if too_long(line):
+        return [too_long_error(source)]
+    data = line_data(line, first=first)
+    return read_records(data, source) if data else []
 
 
 def read_records(data: bytes, source: str) -> list[InventoryEntry]:

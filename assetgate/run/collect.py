@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections import defaultdict
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 import msgspec
 
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
     from assetgate.catalogue.levels import Catalogue, ServerProfile
+    from assetgate.inventory.read import InventoryEntry
 
 AccountKey = tuple[str, str]  # (cluster, account)
 Collision = tuple[str, str, str, str]  # stream, its subject, other stream, its subject
@@ -97,6 +98,32 @@ def judge_asset(
     if profile is None:
         return untargeted(asset)
     return judge(asset, profile, mode, cat)
+
+
+class Hashed(NamedTuple):
+    """An asset judged, with the hash its verdict depends on (:func:`asset_hash`)."""
+
+    digest: bytes
+    judged: Judged
+
+
+def judge_record(
+    record: InventoryEntry,
+    profiles: Mapping[str, ServerProfile],
+    mode: Mode,
+    cat: Catalogue,
+) -> RecordError | Ignored | Hashed:
+    """One record as every runner judges it.
+
+    Errors and ignored records pass through; an asset is judged against its cluster's
+    target (an error when no target covers it) and hashed.
+    """
+    if isinstance(record, RecordError | Ignored):
+        return record
+    judged = judge_asset(record, profiles, mode, cat)
+    if isinstance(judged, RecordError):
+        return judged
+    return Hashed(asset_hash(record), judged)
 
 
 class TargetInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -230,28 +257,20 @@ class Collector:
         """Account for one record; judge it if it is an asset."""
         if not counted:
             self.records += 1
-        if isinstance(record, RecordError):
+        found = judge_record(record, self.profiles, self.mode, self.cat)
+        if isinstance(found, RecordError):
             self.errors.append(
                 ErrorEntry(
-                    source=record.source,
-                    message=record.message,
-                    retriable=record.retriable,
+                    source=found.source,
+                    message=found.message,
+                    retriable=found.retriable,
                 )
             )
-            return
-        if isinstance(record, Ignored):
-            self.ignored.append(record)
-            return
-        judged = judge_asset(record, self.profiles, self.mode, self.cat)
-        if isinstance(judged, RecordError):
-            self.add(judged, counted=True)
-            return
-        self.add_judged(
-            asset_hash(record),
-            judged,
-            config=record.config,
-            counted=True,
-        )
+        elif isinstance(found, Ignored):
+            self.ignored.append(found)
+        else:
+            config = record.config if isinstance(record, Asset) else None
+            self.add_judged(found.digest, found.judged, config=config, counted=True)
 
     def add_judged(
         self,

@@ -24,14 +24,11 @@ import msgspec
 from assetgate.inventory.read import (
     Ignored,
     RecordError,
-    line_data,
-    read_records,
-    too_long,
-    too_long_error,
+    line_records,
 )
 from assetgate.judge.gate import Judged, Mode
 from assetgate.judge.subjects import find_overlaps
-from assetgate.run.collect import AccountKey, Collision, asset_hash, judge_asset
+from assetgate.run.collect import AccountKey, Collision, judge_record
 from assetgate.wire import FAST_DECODE_FAILURES
 
 if TYPE_CHECKING:
@@ -221,24 +218,15 @@ def _judge_range(path: str, span: Span) -> bytes:
         data = handle.read(end - start)
     number = first_line
     for line in data.split(b"\n"):
-        if too_long(line):
-            chunk.errors.append(too_long_error(f"{path}:{number}"))
-            number += 1
-            continue
         # files with a BOM are not split, so no range holds the first record's BOM
-        text = line_data(line, first=False)
-        if text:
-            for record in read_records(text, f"{path}:{number}"):
-                if isinstance(record, RecordError):
-                    chunk.errors.append(record)
-                elif isinstance(record, Ignored):
-                    chunk.ignored.append(record)
-                else:
-                    judged = judge_asset(record, profiles, mode, catalogue)
-                    if isinstance(judged, RecordError):
-                        chunk.errors.append(judged)
-                        continue
-                    chunk.hashes.append(asset_hash(record))
-                    chunk.judged.append(judged)
+        for record in line_records(line, f"{path}:{number}", first=False):
+            found = judge_record(record, profiles, mode, catalogue)
+            if isinstance(found, RecordError):
+                chunk.errors.append(found)
+            elif isinstance(found, Ignored):
+                chunk.ignored.append(found)
+            else:
+                chunk.hashes.append(found.digest)
+                chunk.judged.append(found.judged)
         number += 1
     return msgspec.msgpack.encode(chunk)
