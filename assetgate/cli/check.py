@@ -20,10 +20,11 @@ from assetgate.cli.common import (
     HelpFormatter,
     Subparsers,
     UsageError,
+    add_rule_flags,
     catalogue,
-    fail_on_help,
     floor_above,
     parse_fail_on,
+    warn_unmatched,
     without_cyclic_gc,
     write_output,
 )
@@ -66,10 +67,9 @@ from assetgate.run.rolling import check_rolling, parse_rolling, rolling_failures
 from assetgate.wire import DECODE_FAILURES
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Iterator
 
     from assetgate.catalogue.levels import Catalogue
-    from assetgate.judge.accept import Acceptance
     from assetgate.judge.gate import Mode
     from assetgate.run.check import Report
 
@@ -161,21 +161,7 @@ def add_parser(sub: Subparsers) -> None:
         "per state of the others, counting the rest (failing, the default), or list "
         "them all (all); the other formats always list every finding",
     )
-    chk.add_argument(
-        "--fail-on",
-        metavar="RULE,...",
-        help=fail_on_help(matrix=True),
-    )
-    chk.add_argument(
-        "--accept",
-        action="append",
-        metavar="RULE:ASSET",
-        help="an audited exception recorded in the report: RULE is a state, a drift flag, "
-        "overlap, a cluster outcome (crash, meta_state_lost, meta_unavailable: ASSET is a "
-        "glob over cluster names), record-error or ignored (ASSET: a glob over the "
-        "record's FILE:LINE) or *; ASSET a glob over cluster/account/stream[/consumer] "
-        "(repeatable; one that matches nothing is warned about)",
-    )
+    add_rule_flags(chk, matrix=True)
     chk.add_argument(
         "--compare-observed",
         action="append",
@@ -295,7 +281,7 @@ def _run(args: argparse.Namespace, catalogue: Catalogue) -> int:
     if args.plan_out:
         encoded = msgspec.json.encode(make_plan(report), order="deterministic")
         Path(args.plan_out).write_bytes(msgspec.json.format(encoded, indent=2) + b"\n")
-    _warn_unmatched(report.accepted)
+    warn_unmatched(report.accepted)
     return 1 if finding_rules(report, fail_on) else 0
 
 
@@ -360,7 +346,7 @@ def _run_matrix(
             progress=progress,
         )
     write_output(args, render_matrix(matrix, args.format))
-    _warn_unmatched(matrix.accepted)
+    warn_unmatched(matrix.accepted)
     return 1 if matrix_failures(matrix, floor) else 0
 
 
@@ -403,7 +389,7 @@ def _run_rolling(args: argparse.Namespace, catalogue: Catalogue) -> int:
             catalogue=catalogue,
         )
     write_output(args, render_rolling(rolling, args.format))
-    _warn_unmatched(rolling.accepted)
+    warn_unmatched(rolling.accepted)
     return 1 if rolling_failures(rolling) else 0
 
 
@@ -427,17 +413,6 @@ def _plain_value_errors_as_usage() -> Iterator[None]:
         if type(exc) is ValueError:
             raise UsageError(str(exc)) from None
         raise
-
-
-def _warn_unmatched(accepted: Iterable[Acceptance]) -> None:
-    """Warn on stderr about each ``--accept`` that matched nothing."""
-    for acceptance in accepted:
-        if not acceptance.matched:
-            print(
-                f"assetgate: warning: --accept {acceptance.rule}:{acceptance.asset} "
-                "matched nothing",
-                file=sys.stderr,
-            )
 
 
 def _compare(args: argparse.Namespace, report: Report, assets: list[Asset]) -> int:

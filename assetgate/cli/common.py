@@ -29,9 +29,10 @@ from assetgate.judge.rules import (
 from assetgate.run.matrix import version_text
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
 
     from assetgate.catalogue.levels import Catalogue
+    from assetgate.judge.accept import Acceptance
 
 __all__ = [
     "FLOOR_ABOVE",
@@ -41,11 +42,13 @@ __all__ = [
     "HelpFormatter",
     "Subparsers",
     "UsageError",
+    "add_rule_flags",
     "catalogue",
     "check_outputs",
     "fail_on_help",
     "floor_above",
     "parse_fail_on",
+    "warn_unmatched",
     "without_cyclic_gc",
     "write_output",
 ]
@@ -222,3 +225,32 @@ def floor_above(fail_on: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
         msg = "--fail-on: give floor-above= once"
         raise UsageError(msg)
     return rest, version_text(floors[0].removeprefix(FLOOR_ABOVE)) if floors else None
+
+
+def add_rule_flags(parser: argparse.ArgumentParser, *, matrix: bool) -> None:
+    """Add ``--fail-on`` and ``--accept`` (``matrix``: with ``floor-above=``)."""
+    parser.add_argument(
+        "--fail-on", metavar="RULE,...", help=fail_on_help(matrix=matrix)
+    )
+    parser.add_argument(
+        "--accept",
+        action="append",
+        default=[],
+        metavar="RULE:ASSET",
+        help="an audited exception recorded in the report: RULE is a state, a drift flag, "
+        "overlap, a cluster outcome (crash, meta_state_lost, meta_unavailable: ASSET is a "
+        "glob over cluster names), record-error or ignored (ASSET: a glob over the "
+        "record's FILE:LINE) or *; ASSET a glob over cluster/account/stream[/consumer] "
+        "(repeatable; one that matches nothing is warned about)",
+    )
+
+
+def warn_unmatched(accepted: Iterable[Acceptance]) -> None:
+    """Warn on stderr about each ``--accept`` that matched nothing."""
+    for acceptance in accepted:
+        if not acceptance.matched:
+            print(
+                f"assetgate: warning: --accept {acceptance.rule}:{acceptance.asset} "
+                "matched nothing",
+                file=sys.stderr,
+            )

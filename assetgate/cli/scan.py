@@ -19,9 +19,10 @@ from assetgate.cli.common import (
     HelpFormatter,
     Subparsers,
     UsageError,
+    add_rule_flags,
     catalogue,
-    fail_on_help,
     parse_fail_on,
+    warn_unmatched,
     without_cyclic_gc,
     write_output,
 )
@@ -107,18 +108,7 @@ def add_scan_arguments(
     parser.add_argument(
         "--output", "-o", metavar="FILE", help="also write the report here, not stdout"
     )
-    parser.add_argument(
-        "--fail-on",
-        metavar="RULE,...",
-        help=fail_on_help(matrix=False),
-    )
-    parser.add_argument(
-        "--accept",
-        action="append",
-        default=[],
-        metavar="RULE:ASSET",
-        help="accept a finding explicitly, as check does (repeatable)",
-    )
+    add_rule_flags(parser, matrix=False)
     parser.add_argument(
         "--conf",
         action="append",
@@ -191,6 +181,7 @@ def run_scan(args: argparse.Namespace, catalogue: Catalogue) -> int:
             with contextlib.suppress(Exception):  # a JVM that is gone cannot stop
                 spark.stop()
     write_output(args, result.text)
+    warn_unmatched(result.report.accepted)
     return 1 if finding_rules(result.report, fail_on) else 0
 
 
