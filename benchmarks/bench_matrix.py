@@ -8,7 +8,9 @@ Run from the repository root::
 The inventory is ``bench_check``'s generated fleet (cached under ``.cache/bench``).
 Each round times, each in a fresh interpreter and in alternating order, ``check`` on one
 target and ``check_matrix`` over every release the catalogue distinguishes, both in one
-process (``workers=1``; the matrix has no worker pool yet). It prints the best time of each, the ratio (issue #14 bounds it at
+process (``workers=1``; the matrix has no worker pool yet), with the cyclic garbage
+collector on (``--gc on``, a library caller's default) or off (``--gc off``, as the
+command line runs them). It prints the best time of each, the ratio (issue #14 bounds it at
 3x) and the peak resident memory of each child. Nothing here asserts on timing.
 """
 
@@ -30,11 +32,13 @@ except ModuleNotFoundError:  # run as a script: benchmarks/ is the first path en
     from benchmarks.provenance import source_state
 
 _CHILD: Final = """
-import resource, sys, time
+import gc, resource, sys, time
 from assetgate.run.check import check
 from assetgate.catalogue.levels import load_catalogue
 from assetgate.run.matrix import check_matrix
-path, target, mode, what = sys.argv[1:5]
+path, target, mode, what, collector = sys.argv[1:6]
+if collector == "off":  # as the command line runs (cli.common.without_cyclic_gc)
+    gc.disable()
 catalogue = load_catalogue()
 start = time.perf_counter()
 if what == "one":
@@ -59,6 +63,7 @@ def timed(path: Path, args: argparse.Namespace, what: str) -> tuple[float, int, 
         args.target,
         args.mode,
         what,
+        args.gc,
     ]
     done = subprocess.run(command, capture_output=True, text=True, check=True)
     seconds, releases, peak = done.stdout.split()
@@ -73,6 +78,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mode", choices=("cluster", "single"), default="cluster")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument(
+        "--gc",
+        choices=("on", "off"),
+        default="on",
+        help="the cyclic garbage collector in both children (off: as the command "
+        "line runs them; on: as a library caller does, and as earlier sessions measured)",
+    )
     parser.add_argument("--cache-dir", type=Path, default=REPO / ".cache" / "bench")
     args = parser.parse_args(argv)
     print(f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}, {source_state()}")
@@ -89,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
             )
     ratio = best["all"] / best["one"]
     print(
-        f"{args.assets:,} lines, {args.mode} mode, one process: one target "
+        f"{args.assets:,} lines, {args.mode} mode, cyclic GC {args.gc}, one process: one target "
         f"{best['one']:.2f} s, --target all {best['all']:.2f} s: {ratio:.2f}x one target "
         "(issue #14 bound: 3x)"
     )
