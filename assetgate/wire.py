@@ -1,4 +1,4 @@
-"""Go and NATS facts every layer uses: Go's zero time, the default account, asset kinds.
+"""Go and NATS facts and the vocabulary every layer uses: zero time, ``$G``, kinds, states.
 
 Each is stated here once. This module imports nothing of assetgate, so any module may
 use it.
@@ -15,7 +15,13 @@ __all__ = [
     "DEFAULT_ACCOUNT",
     "FAST_DECODE_FAILURES",
     "GO_ZERO_TIME",
+    "OUTCOMES",
+    "STATES",
     "AssetKind",
+    "Drift",
+    "Mode",
+    "Outcome",
+    "State",
 ]
 
 GO_ZERO_TIME: Final = "0001-01-01T00:00:00Z"
@@ -26,6 +32,38 @@ DEFAULT_ACCOUNT: Final = "$G"
 
 AssetKind = Literal["stream", "consumer"]
 """The two kinds of JetStream asset."""
+
+Mode = Literal["single", "cluster"]
+"""A standalone server, or a cluster of them (some checks and wordings differ)."""
+
+State = Literal[
+    "online", "offline", "degraded", "unloadable", "detached", "unavailable"
+]
+"""What a release does with one stored asset (``assetgate.judge.gate``)."""
+
+STATES: Final[tuple[State, ...]] = (
+    "online",
+    "offline",
+    "degraded",
+    "unloadable",
+    "detached",
+    "unavailable",
+)
+"""Every state, in report order."""
+
+Drift = Literal["stamp_missing", "stamp_unparsable", "stamp_too_low", "stamp_too_high"]
+"""How a stored ``_nats.req.level`` stamp differs from what the config needs."""
+
+Outcome = Literal["ok", "crash", "meta_unavailable", "meta_state_lost"]
+"""What a release does with a whole cluster (``assetgate.judge.outcomes``)."""
+
+OUTCOMES: Final[tuple[Outcome, ...]] = (
+    "ok",
+    "meta_unavailable",
+    "meta_state_lost",
+    "crash",
+)
+"""Whole-cluster outcomes, least severe first."""
 
 DECODE_FAILURES: Final = (msgspec.DecodeError, msgspec.ValidationError)
 """What msgspec raises for a document it cannot read into the wanted type."""

@@ -25,7 +25,7 @@ from packaging.version import Version
 from assetgate.catalogue import derived
 from assetgate.errors import CatalogueError, InvalidServerVersion, UnknownServerVersion
 from assetgate.version import ServerVersion, parse_version
-from assetgate.wire import AssetKind  # noqa: TC001 (msgspec reads it at run time)
+from assetgate.wire import AssetKind, Outcome  # noqa: TC001 (msgspec reads them)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -55,7 +55,6 @@ the string), or ``has_null`` (the list holds a JSON ``null``)."""
 HazardEffect = Literal["crash", "no_reply"]
 EnumMatch = Literal["raw", "lower", "string"]
 GoJson = Literal["1.23", "1.24", "1.25"]
-Outcome = Literal["ok", "crash", "meta_unavailable", "meta_state_lost"]
 MixedNode = Literal["exits", "stale"]
 """What a node of this release does with an entry it cannot apply while another
 release leads the meta layer: ``exits`` (panics) or ``stale`` (falls behind)."""

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeAlias, get_args
 
 from assetgate.catalogue.levels import load_catalogue
-from assetgate.judge.gate import Mode
 from assetgate.judge.rules import (
     ALWAYS_FAIL,
     DEFAULT_FAIL_ON,
@@ -27,6 +26,7 @@ from assetgate.judge.rules import (
     canonical,
 )
 from assetgate.run.matrix import version_text
+from assetgate.wire import Mode
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator

@@ -16,7 +16,7 @@ prepared per-cluster plans that make it fast are one decision.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 import msgspec
 
@@ -39,7 +39,7 @@ from assetgate.judge.metadata import (
     supports_required_level,
 )
 from assetgate.judge.subjects import claimed_subjects
-from assetgate.wire import FAST_DECODE_FAILURES, AssetKind
+from assetgate.wire import FAST_DECODE_FAILURES, STATES, AssetKind, Drift, Mode, State
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -49,6 +49,8 @@ if TYPE_CHECKING:
     from assetgate.judge.configchecks import CheckFailure
 
 __all__ = [
+    "STATES",
+    "Drift",
     "Judged",
     "Mode",
     "State",
@@ -61,21 +63,6 @@ __all__ = [
     "settle",
     "untargeted",
 ]
-
-State = Literal[
-    "online", "offline", "degraded", "unloadable", "detached", "unavailable"
-]
-Mode = Literal["single", "cluster"]
-Drift = Literal["stamp_missing", "stamp_unparsable", "stamp_too_low", "stamp_too_high"]
-
-STATES: Final[tuple[State, ...]] = (
-    "online",
-    "offline",
-    "degraded",
-    "unloadable",
-    "detached",
-    "unavailable",
-)
 
 
 class Verdict(msgspec.Struct, frozen=True, kw_only=True, gc=False):

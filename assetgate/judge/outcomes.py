@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Final
 
 import msgspec
 
-# msgspec reads the Struct annotations at runtime
-from assetgate.catalogue.levels import Outcome  # noqa: TC001
 from assetgate.judge.gate import asset_id
+
+# msgspec reads the Struct annotations at runtime
+from assetgate.wire import OUTCOMES, Outcome
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -33,13 +34,6 @@ __all__ = [
     "health_failures",
 ]
 
-OUTCOMES: Final[tuple[Outcome, ...]] = (
-    "ok",
-    "meta_unavailable",
-    "meta_state_lost",
-    "crash",
-)
-"""Whole-cluster outcomes, least severe first."""
 
 _SEVERITY: Final = {outcome: rank for rank, outcome in enumerate(OUTCOMES)}
 

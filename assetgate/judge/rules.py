@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final, Literal, NamedTuple, get_args
 
-from assetgate.judge.gate import STATES, Drift
-from assetgate.judge.outcomes import OUTCOMES
+from assetgate.wire import OUTCOMES, STATES, Drift
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterable

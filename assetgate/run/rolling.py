@@ -51,11 +51,12 @@ if TYPE_CHECKING:
     import os
     from collections.abc import Iterable, Sequence
 
-    from assetgate.catalogue.levels import Catalogue, ClusterOutcomeRule, Outcome
+    from assetgate.catalogue.levels import Catalogue, ClusterOutcomeRule
     from assetgate.inventory.read import Asset, RecordError
     from assetgate.judge.gate import Verdict
     from assetgate.judge.outcomes import ClusterOutcome
     from assetgate.run.check import Report
+    from assetgate.wire import Outcome
 
 __all__ = [
     "ACCEPT_RULE",
