@@ -257,10 +257,6 @@ def own_text(verdict: Verdict) -> str:
 
 def verdict_line(report: Report) -> str:
     """The report's verdict in one sentence (what the text report's ``verdict:`` says)."""
-    return verdict_sentence(report)
-
-
-def verdict_sentence(report: Report) -> str:
     down = down_clusters(report)
     head = ""
     if down:

@@ -9,7 +9,7 @@ from assetgate.judge.outcomes import OUTCOMES
 from assetgate.judge.rules import about
 from assetgate.report.common import (
     escape_terminal,
-    verdict_sentence,
+    verdict_line,
 )
 from assetgate.report.formats.sarif import SarifObject, sarif_results
 
@@ -35,7 +35,7 @@ _GITHUB_LEVELS: Final = {"error": "error", "warning": "warning", "note": "notice
 def render(report: Report, *, fail_on: Iterable[str] | None = None) -> str:
     """GitHub Actions workflow commands: one annotation per finding, then the verdict.
 
-    Each SARIF result (:func:`render_sarif`) becomes ``::error``, ``::warning`` or
+    Each SARIF result (:func:`~assetgate.report.formats.sarif.render`) becomes ``::error``, ``::warning`` or
     ``::notice`` with the record's ``file`` and ``line`` and the rule's title; accepted
     findings become notices that say so. The last line is the text report's verdict.
     """
@@ -62,7 +62,7 @@ def render(report: Report, *, fail_on: Iterable[str] | None = None) -> str:
             if line is not None:
                 properties.insert(1, f"line={line}")
         lines.append(f"::{level} {','.join(properties)}::{_github_data(message)}")
-    lines.append(f"verdict: {escape_terminal(verdict_sentence(report))}")
+    lines.append(f"verdict: {escape_terminal(verdict_line(report))}")
     return "\n".join(lines) + "\n"
 
 

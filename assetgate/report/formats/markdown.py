@@ -18,8 +18,8 @@ from assetgate.report.common import (
     md_row,
     per_file,
     target_line,
+    verdict_line,
     verdict_notes,
-    verdict_sentence,
 )
 from assetgate.report.matrix import (
     cluster_label,
@@ -73,7 +73,7 @@ def render(report: Report, *, fail_on: Iterable[str] | None = None) -> str:
         "",
         f"Catalogue `{report.catalogue.digest[:DIGEST_PREFIX]}`; {counts_line(summary)}.",
         "",
-        f"**Verdict:** {md(verdict_sentence(report))}.",
+        f"**Verdict:** {md(verdict_line(report))}.",
         "",
         md_row(["cluster", "account", *STATES]),
         md_row(["---", "---", *("---:" for _ in STATES)]),

@@ -95,7 +95,7 @@ def render(report: Report, *, fail_on: Iterable[str] | None = None) -> str:
 
 
 def sarif_results(report: Report) -> list[SarifObject]:
-    """Every finding as a SARIF result, in report order (see :func:`render_sarif`)."""
+    """Every finding as a SARIF result, in report order (see :func:`render`)."""
     streams = {
         (v.cluster, v.account, v.stream): v for v in report.assets if v.kind == "stream"
     }

@@ -21,7 +21,7 @@ from assetgate.report.common import (
     own_text,
     per_file,
     target_line,
-    verdict_sentence,
+    verdict_line,
 )
 from assetgate.report.matrix import (
     NAME_COLUMNS,
@@ -122,7 +122,7 @@ def render(report: Report, *, fail_on: Iterable[str] | None = None) -> str:
             note = f"  [accepted {item.accepted}]" if item.accepted else ""
             lines.append(f"  {esc(item.source)}: {esc(item.reason)}{esc(note)}")
         lines += notes
-    lines += ["", f"verdict: {esc(verdict_sentence(report))}"]
+    lines += ["", f"verdict: {esc(verdict_line(report))}"]
     return "\n".join(lines) + "\n"
 
 
