@@ -2,11 +2,11 @@
 
 A rule is a state, a drift flag, a whole-cluster outcome, ``overlap``, ``record-error``
 or ``ignored``. ``--fail-on`` and ``--accept`` take these names; SARIF rule ids,
-GitHub annotations, JUnit failure types, the finding lines of the text report and the
-JSON ``failing`` lists of a scan summary print them. Each rule's SARIF level and
-descriptions are stated here once. The names themselves come from where they are
-defined (:data:`assetgate.judge.gate.STATES`, :data:`assetgate.judge.gate.Drift`,
-:data:`assetgate.judge.outcomes.OUTCOMES`).
+GitHub annotation titles, JUnit failure types and the failing findings
+(``finding_rules``, a scan summary's ``main_finding``) print them. Each rule's SARIF
+level and descriptions are stated here once, and so is what fails a run. The names
+themselves come from the vocabulary in :mod:`assetgate.wire` (``STATES``, ``Drift``,
+``OUTCOMES``).
 """
 
 from __future__ import annotations
