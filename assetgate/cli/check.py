@@ -30,12 +30,6 @@ from assetgate.cli.common import (
 )
 from assetgate.inventory.inputs import InputError, expand_inputs
 from assetgate.inventory.read import Asset
-from assetgate.live.observed import (
-    Observations,
-    compare_observed,
-    read_observations,
-    render_comparison,
-)
 from assetgate.live.pulled import PulledServers, mode_notes, pulled_mode
 from assetgate.report.formats import (
     FORMATS,
@@ -417,6 +411,13 @@ def _plain_value_errors_as_usage() -> Iterator[None]:
 
 def _compare(args: argparse.Namespace, report: Report, assets: list[Asset]) -> int:
     """``--compare-observed``: predicted vs observed; exit 1 on any disagreement."""
+    from assetgate.live.observed import (  # only this run needs them (start-up)
+        Observations,
+        compare_observed,
+        read_observations,
+        render_comparison,
+    )
+
     paths = [path for path in args.compare_observed if path]
     missing = [path for path in paths if not Path(path).exists()]
     if missing:

@@ -17,7 +17,6 @@ import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeAlias, get_args
 
-from assetgate.catalogue.levels import load_catalogue
 from assetgate.judge.rules import (
     ALWAYS_FAIL,
     DEFAULT_FAIL_ON,
@@ -25,7 +24,6 @@ from assetgate.judge.rules import (
     NO_ASSETS,
     canonical,
 )
-from assetgate.run.matrix import version_text
 from assetgate.wire import Mode
 
 if TYPE_CHECKING:
@@ -108,6 +106,10 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
 def catalogue(args: argparse.Namespace) -> Catalogue:
     """The catalogue of ``--levels``, or the packaged one."""
+    from assetgate.catalogue.levels import (
+        load_catalogue,  # the command's, not --version's
+    )
+
     return load_catalogue(args.levels) if args.levels else load_catalogue()
 
 
@@ -191,6 +193,8 @@ def parse_fail_on(text: str | None) -> tuple[str, ...]:
     ``overlap``. ``floor-above=VERSION`` items are kept as written (see
     :func:`floor_above`).
     """
+    from assetgate.run.matrix import version_text  # loaded by the commands that use it
+
     if text is None:
         return DEFAULT_FAIL_ON
     items = tuple(canonical(item.strip()) for item in text.split(",") if item.strip())
@@ -219,6 +223,8 @@ def parse_fail_on(text: str | None) -> tuple[str, ...]:
 
 def floor_above(fail_on: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
     """``fail_on`` without its ``floor-above=`` item, and that item's release."""
+    from assetgate.run.matrix import version_text  # loaded by the commands that use it
+
     floors = [item for item in fail_on if item.startswith(FLOOR_ABOVE)]
     rest = tuple(item for item in fail_on if not item.startswith(FLOOR_ABOVE))
     if len(floors) > 1:

@@ -1,35 +1,39 @@
 """The ``assetgate`` command line: the global flags, the commands, and the exit codes.
 
 Each command is a module of this package (``add_parser`` and ``run``); this one lists
-them in :data:`COMMANDS` and turns what they raise into one line and an exit code.
+them in :data:`COMMANDS` and turns what they raise into one line and an exit code. Only
+the module of the command given is imported (all of them for ``--help``), and none for
+``--version``, so that a command loads only what it uses.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from assetgate import __version__
-from assetgate.cli import check, levels, pull, scan, schema, validate
 from assetgate.cli.common import (
     ExitCode,
     HelpFormatter,
     UsageError,
     check_outputs,
 )
-from assetgate.cli.logconfig import configure_logging
 from assetgate.errors import AssetgateError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+    from types import ModuleType
 
 __all__ = ["COMMANDS", "ExitCode", "build_parser", "main"]
 
-COMMANDS: Final = (validate, check, scan, pull, schema, levels)
-"""The commands, in ``--help`` order: each registers itself with ``add_parser``."""
+COMMANDS: Final = ("validate", "check", "scan", "pull", "schema", "levels")
+"""The commands, in ``--help`` order: the module ``assetgate.cli.NAME`` of each
+registers it with ``add_parser``."""
+_GLOBAL_VALUES: Final = frozenset({"--levels"})  # global flags that take a value
 
 _EPILOG_MAIN = """\
 examples:
@@ -40,8 +44,30 @@ examples:
 """
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``assetgate`` command."""
+def command_module(name: str) -> ModuleType:
+    """The module of command ``name`` (``assetgate.cli.NAME``)."""
+    return importlib.import_module(f"assetgate.cli.{name}")
+
+
+def _chosen(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names (the first word that is one, after global flags)."""
+    skip = False
+    for word in argv:
+        if skip:
+            skip = False
+        elif word in _GLOBAL_VALUES:
+            skip = True
+        elif not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser of the ``assetgate`` command.
+
+    With ``argv``, only what parsing it needs: the command it names, or, for
+    ``--version`` alone, no command module; without, every command.
+    """
     parser = argparse.ArgumentParser(
         prog="assetgate",
         description=(
@@ -69,18 +95,26 @@ def build_parser() -> argparse.ArgumentParser:
         f"{int(ExitCode.INTERNAL)})",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in COMMANDS:
-        command.add_parser(sub)
+    chosen = None if argv is None else _chosen(argv)
+    bare_version = argv is not None and chosen is None and "--version" in argv
+    for name in COMMANDS:
+        if bare_version or (chosen is not None and name != chosen):
+            sub.add_parser(name)  # named, so argparse can still say which exist
+        else:
+            command_module(name).add_parser(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
-    parser = build_parser()
+    words = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(words)
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(words)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
+    from assetgate.cli.logconfig import configure_logging  # not needed for --version
+
     configure_logging(json=bool(args.log_json) or not sys.stderr.isatty())
     try:
         return _run(args)

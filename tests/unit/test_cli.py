@@ -5,14 +5,15 @@ from __future__ import annotations
 import io
 import json
 import shutil
+import subprocess
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 import pytest
 import structlog
 
 from assetgate.cli.main import ExitCode, main
-from tests.conftest import LEVELS
+from tests.conftest import LEVELS, REPO
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -504,3 +505,44 @@ def test_scan_refuses_a_release_set(
     )
     err = capsys.readouterr().err
     assert (code, "is `assetgate check`" in err, err.count("\n")) == (2, True, 1)
+
+
+_LOADED: Final = """
+import sys
+from assetgate.cli.main import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+print(sorted(m for m in sys.modules if m.startswith("assetgate.cli.")))
+"""
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["--version"], ["assetgate.cli.common", "assetgate.cli.main"]),
+        (
+            ["levels", "--verify"],
+            [
+                "assetgate.cli.common",
+                "assetgate.cli.levels",
+                "assetgate.cli.logconfig",
+                "assetgate.cli.main",
+            ],
+        ),
+    ],
+    ids=["version", "levels"],
+)
+def test_a_command_loads_only_its_own_module(
+    argv: list[str], expected: list[str]
+) -> None:
+    """``--version`` loads no command module, and a command only its own."""
+    done = subprocess.run(
+        [sys.executable, "-c", _LOADED, *argv],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+    )
+    assert done.stdout.strip().splitlines()[-1] == repr(expected)
