@@ -39,11 +39,12 @@ from assetgate.inventory.read import (
     RecordError,
     line_records,
 )
-from assetgate.judge.gate import Judged, Mode, Verdict, settle
+from assetgate.judge.gate import Judged, Mode, Verdict
 from assetgate.judge.subjects import KEEP_SUBJECTS, find_overlaps
 from assetgate.run.collect import (
     Hashed,
     judge_record,
+    settle_key,
     target_profile,
 )
 
@@ -488,25 +489,22 @@ def _settle_stream(
             kept.append((head.verdict.stream, head.subjects, head.verdict.state))
         out.append(_verdict_row(rows[0], head.verdict, 0, duplicate=False))
         return
-    streams = sorted(
-        (r for r in rows if r[_JUDGED].verdict.kind == "stream"), key=_input_order
+    rows = sorted(rows, key=_input_order)
+    streams = [r for r in rows if r[_JUDGED].verdict.kind == "stream"]
+    consumers = [r for r in rows if r[_JUDGED].verdict.kind != "stream"]
+    settled = settle_key(
+        [r[_JUDGED] for r in streams], [r[_JUDGED] for r in consumers], profile
     )
-    consumers = sorted(
-        (r for r in rows if r[_JUDGED].verdict.kind != "stream"),
-        key=lambda r: (r[_JUDGED].verdict.name, *_input_order(r)),
-    )
-    first = streams[0][_JUDGED] if streams else None
-    settled = settle(first, [r[_JUDGED] for r in consumers], profile)
-    if first is not None:
-        last = streams[-1][_JUDGED].verdict.state if len(streams) > 1 else None
-        state = settled[0].state if last is None else last
-        if state in KEEP_SUBJECTS:
-            kept.append((first.verdict.stream, first.subjects, state))
-        out.append(_verdict_row(streams[0], settled[0], 0, duplicate=False))
-    offset = len(settled) - len(consumers)
-    for index, row in enumerate(consumers):
+    if streams:
+        first = streams[0][_JUDGED]
+        if settled.state in KEEP_SUBJECTS:
+            kept.append((first.verdict.stream, first.subjects, settled.state))
+        out.append(_verdict_row(streams[0], settled.verdicts[0], 0, duplicate=False))
+    offset = len(settled.verdicts) - len(consumers)
+    for index, position in enumerate(settled.order):
+        verdict = settled.verdicts[offset + index]
         out.append(
-            _verdict_row(row, settled[offset + index], index + 1, duplicate=False)
+            _verdict_row(consumers[position], verdict, index + 1, duplicate=False)
         )
     for index, row in enumerate(streams[1:]):
         out.append(_verdict_row(row, row[_JUDGED].verdict, index, duplicate=True))

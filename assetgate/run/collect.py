@@ -37,7 +37,7 @@ from assetgate.judge.outcomes import (
 from assetgate.judge.subjects import KEEP_SUBJECTS, find_overlaps
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable, Mapping, Sequence
 
     from assetgate.catalogue.levels import Catalogue, ServerProfile
     from assetgate.inventory.read import InventoryEntry
@@ -124,6 +124,38 @@ def judge_record(
     if isinstance(judged, RecordError):
         return judged
     return Hashed(asset_hash(record), judged)
+
+
+class KeySettled(NamedTuple):
+    """One stream key settled (:func:`settle_key`)."""
+
+    verdicts: list[Verdict]
+    """The stream's verdict first (when there is a stream), then its consumers'."""
+    order: list[int]
+    """The consumers' input positions, in the order their verdicts follow."""
+    state: str | None
+    """The stream's state as overlaps see it: its last record's when it is listed
+    twice (a duplicate is not settled), else its settled one; ``None``: no stream."""
+
+
+def settle_key(
+    streams: Sequence[Judged], consumers: Sequence[Judged], profile: ServerProfile
+) -> KeySettled:
+    """One (cluster, account, stream) key settled, as every runner settles it.
+
+    ``streams`` and ``consumers`` come in input order. The first stream record is the
+    stream; later ones are duplicates, whose verdicts stay as judged. Consumers are
+    settled in name order, input order among equal names.
+    """
+    order = list(range(len(consumers)))
+    if len(consumers) > 1:
+        order.sort(key=lambda index: consumers[index].verdict.name)
+    stream = streams[0] if streams else None
+    verdicts = settle(stream, [consumers[index] for index in order], profile)
+    state = None
+    if stream is not None:
+        state = streams[-1].verdict.state if len(streams) > 1 else verdicts[0].state
+    return KeySettled(verdicts, order, state)
 
 
 class TargetInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -304,10 +336,12 @@ class Collector:
         orphans = [key for key in self.consumers if key not in self.streams]
         for key in sorted(self.stream_keys() + orphans):
             stream = self.streams.get(key)
-            consumers = self.consumers.get(key, [])
-            if len(consumers) > 1:
-                consumers = sorted(consumers, key=_by_name)
-            verdicts.extend(settle(stream, consumers, self.profile(key[0])))
+            settled = settle_key(
+                () if stream is None else (stream,),
+                self.consumers.get(key, ()),
+                self.profile(key[0]),
+            )
+            verdicts.extend(settled.verdicts)
         return verdicts
 
     def stream_keys(self) -> list[tuple[str, str, str]]:
@@ -437,10 +471,6 @@ def overlap_entries(
                 )
             )
     return out
-
-
-def _by_name(judged: Judged) -> str:
-    return judged.verdict.name
 
 
 class Parts(msgspec.Struct, kw_only=True):

@@ -170,6 +170,7 @@ class _Judged:
         out: list[_Entry] = []
         for key in self.keys:
             row = self.streams.get(key)
+            # name order, input order among equal names: as settle_key (run.collect)
             members = sorted(self.consumers.get(key, ()), key=_first_name)
             out.append(_Entry(key, row, members, _changes([row, *members])))
         return out
