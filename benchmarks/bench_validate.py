@@ -7,7 +7,9 @@ CONSUMER.INFO replies (every non-omitempty field present, the server's key order
 compact JSON), generated with a fixed seed and encoded to bytes once. Every method
 reads THE SAME BYTES in the same run:
 
-* ``validate``: ``assetgate.validate(data, kind=..., server=...)`` (create, defaults);
+* ``validate``: ``assetgate.validate(data, kind=..., server=..., mode="cluster")``
+  (create; the configs are R3 replies of clustered servers, which a standalone server
+  refuses since the 2.12 audit added ``stream.replicas_standalone``);
 * ``json.loads``: ``json.loads`` plus plain dict checks (known keys, value types, enum
   values, nested objects), the hand-rolled way;
 * ``msgspec``: a strict ``msgspec.json.Decoder`` into hand-written Structs with the same
@@ -78,9 +80,10 @@ def _sources(rng: random.Random, i: int, app: str) -> list[Config]:
     for k in range(rng.randint(1, 3)):
         other = APPS[(i + k + 1) % len(APPS)]
         src: Config = {"name": f"{other.upper()}_{i + k + 1}"}
+        # a filter or transforms, not both (400/10144)
         if rng.random() < 0.5:
             src["filter_subject"] = f"{other}.>"
-        if rng.random() < 0.3:
+        elif rng.random() < 0.6:
             src["subject_transforms"] = [{"src": f"{app}.>", "dest": f"agg.{app}.>"}]
         if rng.random() < 0.3:
             src["external"] = {"api": f"$JS.hub{k}.API", "deliver": ""}
@@ -126,8 +129,10 @@ def make_stream(rng: random.Random, i: int) -> Config:
     cfg["mirror_direct"] = False
     cfg["sealed"] = False
     cfg["deny_delete"] = rng.random() < 0.2
-    cfg["deny_purge"] = rng.random() < 0.2
-    cfg["allow_rollup_hdrs"] = rng.random() < 0.3
+    rollups = rng.random() < 0.3
+    # roll-ups need the purge permission (400/10052 since the stream-check audit)
+    cfg["deny_purge"] = not rollups and rng.random() < 0.2
+    cfg["allow_rollup_hdrs"] = rollups
     limits: Config = {}
     if rng.random() < 0.2:
         limits = {"inactive_threshold": 300 * SECOND, "max_ack_pending": 10_000}
@@ -169,7 +174,8 @@ def make_consumer(rng: random.Random, i: int) -> Config:
     cfg["max_deliver"] = rng.choice((-1, -1, 5, 10))
     if rng.random() < 0.15:
         cfg["backoff"] = [SECOND, 5 * SECOND, 30 * SECOND]
-    if rng.random() < 0.7:
+    # last_per_subject needs a filter (400/10094)
+    if policy == "last_per_subject" or rng.random() < 0.7:
         cfg["filter_subject"] = f"{app}.{i}.events.>"
     elif rng.random() < 0.7:
         cfg["filter_subjects"] = [
@@ -179,7 +185,8 @@ def make_consumer(rng: random.Random, i: int) -> Config:
     push = rng.random() < 0.2
     if not push:
         cfg["max_waiting"] = 512
-    cfg["max_ack_pending"] = rng.choice((1000, 1000, 20_000))
+    if cfg["ack_policy"] != "none":  # max ack pending needs acks (400/10082)
+        cfg["max_ack_pending"] = rng.choice((1000, 1000, 20_000))
     if push:
         cfg["flow_control"] = True
         cfg["deliver_subject"] = f"_INBOX.{app}.{i}"
@@ -610,7 +617,9 @@ def methods(kind: Kind, server: str) -> dict[str, Method]:
         STREAM_DECODER if kind == "stream" else CONSUMER_DECODER
     )
     return {
-        "validate": lambda data: validate(data, kind=kind, server=server),
+        "validate": lambda data: validate(
+            data, kind=kind, server=server, mode="cluster"
+        ),
         "json.loads+checks": lambda data: json_checked(data, check),
         "msgspec": lambda data: msgspec_decoded(data, decoder),
     }
@@ -623,7 +632,10 @@ def accepted_counts(kind: Kind, server: str, blobs: list[bytes]) -> dict[str, in
         STREAM_DECODER if kind == "stream" else CONSUMER_DECODER
     )
     return {
-        "validate": sum(validate(d, kind=kind, server=server).accepted for d in blobs),
+        "validate": sum(
+            validate(d, kind=kind, server=server, mode="cluster").accepted
+            for d in blobs
+        ),
         "json.loads+checks": sum(json_checked(d, check) for d in blobs),
         "msgspec": sum(msgspec_decoded(d, decoder) for d in blobs),
     }
@@ -737,7 +749,7 @@ def breakdown(kind: Kind, blobs: list[bytes], server: str, repeat: int) -> None:
     from assetgate.catalogue.levels import load_catalogue
     from assetgate.requests.validate import _fast_plan
 
-    plan = _fast_plan(load_catalogue(), server, kind, None)
+    plan = _fast_plan(load_catalogue(), server, kind, None, "cluster")
     values = [plan.decoder(data) for data in blobs]
     if any(v is None for v in values):
         print(f"# breakdown: some {kind} configs miss the fast path", file=sys.stderr)
@@ -753,7 +765,7 @@ def breakdown(kind: Kind, blobs: list[bytes], server: str, repeat: int) -> None:
         "level rules + minimum version": lambda d: plan.features(by_blob[d]),
         "crash-hazard check": lambda d: hazard(by_blob[d]) if hazard else None,
         "fast path (decode .. Validation)": plan.run,
-        "validate()": lambda d: validate(d, kind=kind, server=server),
+        "validate()": lambda d: validate(d, kind=kind, server=server, mode="cluster"),
     }
     print(f"\n| {kind}: step | µs per config |\n|---|---:|")
     for name, method in steps.items():
@@ -798,7 +810,7 @@ def main(argv: list[str] | None = None) -> int:
     kinds: tuple[Kind, ...] = ("stream", "consumer")
     for kind in kinds:
         for data in sets[kind, "clean"]:
-            result = validate(data, kind=kind, server=args.server)
+            result = validate(data, kind=kind, server=args.server, mode="cluster")
             if not result.accepted or result.unknown_fields:
                 print(
                     f"not clean for {args.server}: {data.decode()} -> {result}",

@@ -34,6 +34,7 @@ from assetgate.errors import InvalidArgument, InvalidServerVersion
 from assetgate.judge.configchecks import (
     Context,
     assumptions,
+    bound_checker,
     first_failure,
     stored_config,
 )
@@ -243,10 +244,9 @@ def _validate(
         and created_version
         and not soft
         and isinstance(server, str)
-        and mode == "single"
         and stream is None
     ):
-        result = _fast_plan(cat, server, kind, strict).run(config)
+        result = _fast_plan(cat, server, kind, strict, mode).run(config)
         if result is not None:
             return result
     profile = cat.server(server)
@@ -385,7 +385,9 @@ class _FastPlan:
     """
 
     __slots__ = (
+        "assumed",
         "catalogue",
+        "checks",
         "context",
         "created",
         "decoder",
@@ -399,7 +401,12 @@ class _FastPlan:
     )
 
     def __init__(
-        self, cat: Catalogue, profile: ServerProfile, kind: AssetKind, info: ServerInfo
+        self,
+        cat: Catalogue,
+        profile: ServerProfile,
+        kind: AssetKind,
+        info: ServerInfo,
+        mode: Mode,
     ) -> None:
         self.catalogue = cat  # keeps id(cat) in the cache key valid
         self.kind: AssetKind = kind
@@ -421,7 +428,9 @@ class _FastPlan:
         }
         self.created = created_metadata(profile, None, op="create")
         self.profile = profile
-        self.context = Context(phase="create", mode="single")
+        self.context = Context(phase="create", mode=mode)
+        self.checks = bound_checker(profile, kind, self.context)
+        self.assumed = assumptions(kind, profile, self.context)
 
     def run(self, config: bytes | str | Mapping[str, Any]) -> Validation | None:
         """The validation of a clean config, or ``None`` when it needs the exact path."""
@@ -432,7 +441,7 @@ class _FastPlan:
             return None  # the exact path, or the name check of the general path
         if self.hazard is not None and self.hazard(value) is not None:
             return None
-        if first_failure(self.kind, value, self.profile, self.context) is not None:
+        if self.checks is not None and self.checks(value) is not None:
             return None  # the general path words the reply
         level, minimum = self.features(value)
         metadata = value.metadata
@@ -462,19 +471,19 @@ class _FastPlan:
             stored_config=_with_metadata(
                 stored_config(self.kind, value, self.profile, self.context), stored
             ),
-            assumed=assumptions(self.kind, self.profile, self.context),
+            assumed=self.assumed,
         )
 
 
-_FAST_PLANS: dict[tuple[int, str, str, bool | None], _FastPlan] = derived.cache(
-    "requests.fast_plans", keyed_by="(id of catalogue, server, kind, strict)"
+_FAST_PLANS: dict[tuple[int, str, str, bool | None, str], _FastPlan] = derived.cache(
+    "requests.fast_plans", keyed_by="(id of catalogue, server, kind, strict, mode)"
 )
 
 
 def _fast_plan(
-    cat: Catalogue, server: str, kind: AssetKind, strict: bool | None
+    cat: Catalogue, server: str, kind: AssetKind, strict: bool | None, mode: Mode
 ) -> _FastPlan:
-    key = (id(cat), server, kind, strict)
+    key = (id(cat), server, kind, strict, mode)
     plan = _FAST_PLANS.get(key)
     if plan is None or plan.catalogue is not cat:
         profile = cat.server(server)
@@ -484,7 +493,7 @@ def _fast_plan(
             api_level=profile.switches.api_level,
             strict=is_strict,
         )
-        plan = _FAST_PLANS[key] = _FastPlan(cat, profile, kind, info)
+        plan = _FAST_PLANS[key] = _FastPlan(cat, profile, kind, info, mode)
     return plan
 
 

@@ -5,17 +5,19 @@ Expected replies are the real servers' texts from /tmp/facts/probe.md.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import json
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 import pytest
 import structlog
 
 from assetgate import ApiError, ServerInfo, validate
+from tests.conftest import FIXTURES
 
 if TYPE_CHECKING:
     from assetgate.catalogue.levels import Catalogue
-    from assetgate.requests.validate import Operation
+    from assetgate.requests.validate import Operation, Validation
     from assetgate.wire import AssetKind
 
 _INVALID = "invalid JSON"
@@ -805,3 +807,43 @@ def test_sealed_is_refused_on_create_only(
     )
     error = result.error
     assert (error and error.err_code) == err_code
+
+
+def _fast_path_configs() -> list[tuple[AssetKind, bytes]]:
+    """Configs to compare the fast plan with the general path on: fixtures and a fleet."""
+    from benchmarks.gen_inventory import generate
+
+    out: list[tuple[AssetKind, bytes]] = []
+    kinds: tuple[AssetKind, ...] = ("stream", "consumer")
+    for kind in kinds:
+        folder = FIXTURES / "configs" / f"{kind}s"
+        out.extend(
+            (kind, path.read_bytes().strip()) for path in sorted(folder.glob("*.json"))
+        )
+    for line in generate(400, seed=11, overlap_fraction=0.02):
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and isinstance(record.get("config"), dict):
+            kind = "consumer" if record.get("kind") == "consumer" else "stream"
+            if record.get("kind") == kind:
+                out.append((kind, json.dumps(record["config"]).encode()))
+    return out
+
+
+@pytest.mark.parametrize("mode", ["single", "cluster"])
+@pytest.mark.parametrize("server", ["2.10.26", "2.11.11", "2.12.8", "2.14.6", "2.15.1"])
+def test_fast_plan_answers_as_the_general_path(
+    catalogue: Catalogue, server: str, mode: Literal["single", "cluster"]
+) -> None:
+    """validate() on bytes (the fast plan when it can) equals it on the same mapping."""
+    differ: list[tuple[str, bytes, Validation, Validation]] = []
+    for kind, data in _fast_path_configs():
+        fast = validate(data, kind=kind, server=server, mode=mode, catalogue=catalogue)
+        general = validate(
+            json.loads(data), kind=kind, server=server, mode=mode, catalogue=catalogue
+        )
+        if fast != general:
+            differ.append((kind, data[:80], fast, general))
+    assert differ == []

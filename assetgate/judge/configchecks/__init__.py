@@ -53,6 +53,7 @@ __all__ = [
     "LineChecks",
     "Registered",
     "assumptions",
+    "bound_checker",
     "first_failure",
     "line_checks",
     "load_checker",
@@ -294,6 +295,23 @@ def load_checker(
         function = _compile(steps, Context(phase="load", mode=mode), profile, kind)
         found = _LOADERS[key] = (profile, function)
     return found[1]
+
+
+def bound_checker(
+    profile: ServerProfile, kind: str, context: Context
+) -> Callable[[Any], CheckFailure | None] | None:
+    """:func:`first_failure` on ``context`` for ``profile`` and ``kind``, bound once.
+
+    Each check runs only when its guard holds (the row tests hold every guard true on
+    every config its check refuses, in each phase); ``None`` when no check applies.
+    For a caller that checks many configs in one context (``validate``'s fast plan).
+    """
+    steps = tuple(
+        step
+        for step in plan(profile, kind, context.phase)
+        if context.stream is not None or not step[0].needs_stream
+    )
+    return _compile(steps, context, profile, kind)
 
 
 _NOTERS: dict[
