@@ -13,16 +13,15 @@ import re
 from typing import TYPE_CHECKING, Any, Final
 
 from assetgate.catalogue import derived
-from assetgate.catalogue.model import CONFIG_STRUCT
+from assetgate.catalogue.model import CONFIG_STRUCT, flat_specs
 from assetgate.decoding.decode import is_zero_time
 from assetgate.wire import GO_ZERO_TIME
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable
 
     from assetgate.catalogue.levels import (
         Catalogue,
-        FieldSpec,
         Hazard,
         HazardEffect,
         ReleaseLine,
@@ -67,17 +66,6 @@ def level_function(line: ReleaseLine, kind: str) -> Callable[[Any], int]:
     return compiled
 
 
-def _fields(line: ReleaseLine, struct: str) -> Iterator[FieldSpec]:
-    """Every JSON field of ``struct``: its embedded structs' first, then its own.
-
-    Go's decoder flattens embedded structs' fields into the outer object.
-    """
-    spec = line.structs[struct]
-    for embedded in spec.embeds:
-        yield from _fields(line, embedded)
-    yield from spec.fields
-
-
 def _is_set(line: ReleaseLine, type_name: str, value: object) -> bool:
     """Whether ``value`` differs from Go's zero value (a struct held by value: any field).
 
@@ -90,7 +78,7 @@ def _is_set(line: ReleaseLine, type_name: str, value: object) -> bool:
     if type_name in line.structs:
         return any(
             _is_set(line, f.type, getattr(value, f.name))
-            for f in _fields(line, type_name)
+            for f in flat_specs(line, type_name).values()
         )
     return bool(value)
 
@@ -163,7 +151,7 @@ def _condition(line: ReleaseLine, rule: Rule | Hazard) -> str:
         return f"{str(rule.value)!r} in c.{field}"
     if rule.when == "has_null":
         return f"None in (c.{field} or ())"
-    type_name = next(f.type for f in _fields(line, rule.struct) if f.name == rule.field)
+    type_name = flat_specs(line, rule.struct)[rule.field].type
     if rule.when == "equals":
         return f"c.{field} == {rule.value!r}"
     if rule.when == "positive":
@@ -238,7 +226,7 @@ class _Builder:
             return True
         self.done.add(struct)
         body: list[str] = []
-        for field in _fields(self.line, struct):
+        for field in flat_specs(self.line, struct).values():
             name = _ident(field.name)
             since = self.ordinal.get(field.since, 0)
             type_name = field.type

@@ -21,9 +21,16 @@ from assetgate.catalogue import derived
 from assetgate.wire import GO_ZERO_TIME
 
 if TYPE_CHECKING:
-    from assetgate.catalogue.levels import ReleaseLine
+    from assetgate.catalogue.levels import FieldSpec, ReleaseLine
 
-__all__ = ["CONFIG_STRUCT", "INT_BOUNDS", "UINT64_MAX", "flat_fields", "struct_type"]
+__all__ = [
+    "CONFIG_STRUCT",
+    "INT_BOUNDS",
+    "UINT64_MAX",
+    "flat_fields",
+    "flat_specs",
+    "struct_type",
+]
 
 UINT64_MAX: Final = (1 << 64) - 1
 
@@ -43,15 +50,23 @@ INT_BOUNDS: Final[dict[str, tuple[int, int]]] = {
 }
 
 
+def flat_specs(line: ReleaseLine, struct: str) -> dict[str, FieldSpec]:
+    """JSON name -> field of ``struct``, embedded structs flattened (Go's rule).
+
+    The embedded structs' fields come first; a field of the struct itself shadows them.
+    """
+    spec = line.structs[struct]
+    fields: dict[str, FieldSpec] = {}
+    for embedded in spec.embeds:
+        fields.update(flat_specs(line, embedded))
+    for field in spec.fields:
+        fields[field.name] = field
+    return fields
+
+
 def flat_fields(line: ReleaseLine, struct: str) -> dict[str, str]:
     """JSON name -> Go type of ``struct``, embedded structs flattened (Go's rule)."""
-    spec = line.structs[struct]
-    fields: dict[str, str] = {}
-    for embedded in spec.embeds:
-        fields.update(flat_fields(line, embedded))
-    for field in spec.fields:
-        fields[field.name] = field.type
-    return fields
+    return {name: field.type for name, field in flat_specs(line, struct).items()}
 
 
 _TYPES: dict[tuple[str, str, bool], type[Any]] = derived.cache(
