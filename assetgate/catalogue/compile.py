@@ -91,6 +91,9 @@ def _set_test(line: ReleaseLine, type_name: str, expr: str) -> str:
     """
     if type_name in {"time", "*time"}:
         return f"_time_set({expr})"
+    if type_name.startswith("enum:"):  # its zero, or "" (which decodes to it)
+        zero = line.enums[type_name.removeprefix("enum:")].values[0]
+        return f"{expr} not in ({zero!r}, '')"
     if type_name in line.structs:
         return f"_is_set(_LINE, {type_name!r}, {expr})"
     return expr
@@ -156,9 +159,6 @@ def _condition(line: ReleaseLine, rule: Rule | Hazard) -> str:
         return f"c.{field} == {rule.value!r}"
     if rule.when == "positive":
         return f"c.{field} > 0"
-    if type_name.startswith("enum:"):
-        zero = line.enums[type_name.removeprefix("enum:")].values[0]
-        return f"c.{field} not in ({zero!r}, '')"
     return _set_test(line, type_name, f"c.{field}")
 
 
