@@ -26,9 +26,11 @@ if TYPE_CHECKING:
 __all__ = [
     "CONFIG_STRUCT",
     "INT_BOUNDS",
+    "STREAM_REQUEST",
     "UINT64_MAX",
     "flat_fields",
     "flat_specs",
+    "stream_request",
     "struct_type",
 ]
 
@@ -48,6 +50,15 @@ INT_BOUNDS: Final[dict[str, tuple[int, int]]] = {
     "int32": (-(1 << 31), (1 << 31) - 1),
     "uint64": (0, UINT64_MAX),
 }
+
+
+STREAM_REQUEST: Final = "StreamConfigRequest"
+"""The body of a stream create or update (``StreamConfig`` with ``pedantic``, from 2.11)."""
+
+
+def stream_request(line: ReleaseLine) -> str:
+    """The struct a stream create's body decodes into on ``line``."""
+    return STREAM_REQUEST if STREAM_REQUEST in line.structs else CONFIG_STRUCT["stream"]
 
 
 def flat_specs(line: ReleaseLine, struct: str) -> dict[str, FieldSpec]:

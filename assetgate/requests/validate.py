@@ -28,7 +28,7 @@ from assetgate.catalogue.levels import (
     ServerProfile,
     load_catalogue,
 )
-from assetgate.catalogue.model import CONFIG_STRUCT
+from assetgate.catalogue.model import CONFIG_STRUCT, stream_request
 from assetgate.decoding.decode import Decoded, decode, fast_path
 from assetgate.errors import InvalidArgument, InvalidServerVersion
 from assetgate.judge.configchecks import (
@@ -411,13 +411,7 @@ class _FastPlan:
         self.catalogue = cat  # keeps id(cat) in the cache key valid
         self.kind: AssetKind = kind
         self.info = info
-        struct = (
-            "StreamConfigRequest"
-            if "StreamConfigRequest" in profile.line.structs
-            else "StreamConfig"
-        )
-        if kind == "consumer":
-            struct = "ConsumerConfig"
+        struct = stream_request(profile.line) if kind == "stream" else "ConsumerConfig"
         self.decoder = fast_path(profile.line, struct)
         self.features = features_for(cat, profile.line, kind)
         self.stamps = profile.switches.stamps_level
@@ -523,11 +517,7 @@ def _as_bytes(config: bytes | str | Mapping[str, Any]) -> bytes:
 def _decode_request(raw: bytes, kind: AssetKind, profile: ServerProfile) -> Decoded:
     go_json = profile.switches.go_json
     if kind == "stream":
-        struct = (
-            "StreamConfigRequest"
-            if "StreamConfigRequest" in profile.line.structs
-            else "StreamConfig"
-        )
+        struct = stream_request(profile.line)
         return decode(raw, profile.line, struct, context="request", go_json=go_json)
     body = _CONSUMER_PREFIX + (raw if raw.strip() else b"{}") + b"}"
     decoded = decode(

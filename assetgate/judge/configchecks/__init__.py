@@ -33,7 +33,7 @@ import msgspec
 
 from assetgate.catalogue import derived
 from assetgate.catalogue.levels import Phase  # noqa: TC001 - msgspec reads it at runtime
-from assetgate.catalogue.model import CONFIG_STRUCT
+from assetgate.catalogue.model import CONFIG_STRUCT, STREAM_REQUEST
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -371,7 +371,7 @@ def _generate(
     (``None`` when there is none).
     """
     known = {f.name for f in line.structs[CONFIG_STRUCT[kind]].fields}
-    request = line.structs.get("StreamConfigRequest")
+    request = line.structs.get(STREAM_REQUEST)
     if context.phase == "create" and kind == "stream" and request is not None:
         known |= {f.name for f in request.fields}  # a create also carries pedantic
 

@@ -12,6 +12,7 @@ order and with its texts per release; the checks the server runs as one function
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from typing import TYPE_CHECKING, Any, Final
@@ -455,19 +456,11 @@ def _filters_overlap(
     config: Any, _c: Context, spec: ConfigCheck
 ) -> Mapping[str, str] | None:
     """Filters do not overlap (``subset`` or ``collide``, by release)."""
-    key = (spec.variant, tuple(config.filter_subjects or ()))
-    overlap = _OVERLAPPING.get(key)
-    if overlap is None:  # the consumers of a stream often share their filters
-        if len(_OVERLAPPING) >= _MEMO_SIZE:
-            _OVERLAPPING.clear()
-        overlap = _OVERLAPPING[key] = _filters_collide(key[1], key[0])
-    return _fail_if(overlap)
+    # the consumers of a stream often share their filters: the answer is remembered
+    return _fail_if(_filters_collide(tuple(config.filter_subjects or ()), spec.variant))
 
 
-_MEMO_SIZE: Final = 4096
-_OVERLAPPING: dict[tuple[str, tuple[str, ...]], bool] = {}
-
-
+@functools.lru_cache(maxsize=4096)
 def _filters_collide(filters: tuple[str, ...], variant: str) -> bool:
     if variant == "collide":  # symmetric: each pair once
         pairs = itertools.combinations(filters, 2)

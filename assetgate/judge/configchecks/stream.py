@@ -25,7 +25,7 @@ from assetgate.judge.mapping import (
     subject_transform_error,
     validate_mapping_error,
 )
-from assetgate.judge.subjects import is_subset_match, subjects_collide
+from assetgate.judge.subjects import claimed_subjects, is_subset_match, subjects_collide
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -865,12 +865,11 @@ def _transform_source(
     return _stream_transform(config, spec)
 
 
-def _subjects_of(config: Any) -> list[str]:
-    """The stream's subjects after their default (``[name]`` without any source)."""
-    subjects: list[str] = list(config.subjects or [])
-    if not subjects and config.mirror is None and not config.sources:
-        subjects = [config.name]
-    return subjects
+def _subjects_of(config: Any) -> tuple[str, ...]:
+    """The stream's subjects after their default (:func:`claimed_subjects`)."""
+    return claimed_subjects(
+        config.subjects, name=config.name, mirror=config.mirror, sources=config.sources
+    )
 
 
 def _is_implicit(config: Any, variant: str) -> bool:
@@ -891,7 +890,7 @@ def _is_implicit(config: Any, variant: str) -> bool:
     )
 
 
-def _republished(config: Any, variant: str) -> tuple[str, str, list[str]] | None:
+def _republished(config: Any, variant: str) -> tuple[str, str, tuple[str, ...]] | None:
     """The republish source and destination as checked, and the stream's subjects.
 
     The source after its default (``>``), or both the transform's destination when
