@@ -61,7 +61,7 @@ from assetgate.batch.transform import (
     settle_transform,
 )
 from assetgate.inventory.read import Ignored
-from assetgate.judge.gate import STATES, Mode, Verdict, asset_id
+from assetgate.judge.gate import STATES, Mode, Verdict
 from assetgate.report.common import fit_markdown, verdict_line
 from assetgate.report.formats import FORMATS, render
 from assetgate.run.check import (
@@ -72,7 +72,8 @@ from assetgate.run.check import (
     Report,
     Summary,
     assemble,
-    finding_rules,
+    count_findings,
+    first_failing,
     parse_accept,
 )
 
@@ -629,11 +630,10 @@ def _write_summary(tmp: Path, report: Report, fail_on: Sequence[str]) -> None:
     for (cluster, _), counts in cells.items():
         for state, n in counts.items():
             clusters[cluster][state] += n
-    failing = finding_rules(report, fail_on)
     body = {
         "verdict": verdict_line(report),
-        "failing": len(failing),
-        "main_finding": _main_finding(report, failing),
+        "failing": count_findings(report, fail_on),
+        "main_finding": _main_finding(report, fail_on),
         "outcomes": msgspec.to_builtins(report.clusters),
         "summary": msgspec.to_builtins(report.summary),
         "target": msgspec.to_builtins(report.target),
@@ -650,29 +650,14 @@ def _write_summary(tmp: Path, report: Report, fail_on: Sequence[str]) -> None:
     (tmp / "summary.md").write_text(_summary_markdown(body), encoding="utf-8")
 
 
-def _main_finding(report: Report, failing: list[str]) -> dict[str, str] | None:
+def _main_finding(report: Report, fail_on: Sequence[str]) -> dict[str, str] | None:
     """The first finding that fails the run, with the server's words for it.
 
     Cluster outcomes come first, as in :func:`~assetgate.run.check.finding_rules`;
     ``None`` when nothing fails.
     """
-    if not failing:
-        return None
-    rule, _, subject = failing[0].partition(": ")
-    reason = ""
-    for cluster in report.clusters:
-        if rule == cluster.outcome and subject in {
-            cluster.cluster,
-            "(unnamed cluster)",
-        }:
-            reason = cluster.reason or ""
-            break
-    else:
-        for verdict in report.assets:
-            if asset_id(verdict) == subject:
-                reason = verdict.reason or ""
-                break
-    return {"finding": failing[0], "reason": reason}
+    first = first_failing(report, fail_on)
+    return None if first is None else {"finding": first[0], "reason": first[1]}
 
 
 def _summary_markdown(body: dict[str, Any]) -> str:

@@ -44,7 +44,7 @@ from assetgate.run.check import (
     Plan,
     check,
     compare_plans,
-    finding_rules,
+    fails,
     iter_records,
     make_plan,
     observed_targets,
@@ -276,7 +276,7 @@ def _run(args: argparse.Namespace, catalogue: Catalogue) -> int:
         encoded = msgspec.json.encode(make_plan(report), order="deterministic")
         Path(args.plan_out).write_bytes(msgspec.json.format(encoded, indent=2) + b"\n")
     warn_unmatched(report.accepted)
-    return 1 if finding_rules(report, fail_on) else 0
+    return 1 if fails(report, fail_on) else 0
 
 
 def _expand(args: argparse.Namespace) -> None:

@@ -30,7 +30,7 @@ from assetgate.cli.logconfig import configure_logging
 from assetgate.errors import AssetgateError
 from assetgate.live.pulled import mode_notes, pulled_mode
 from assetgate.report.formats import FORMATS
-from assetgate.run.check import finding_rules, parse_accept, parse_targets
+from assetgate.run.check import fails, parse_accept, parse_targets
 from assetgate.run.matrix import is_release_set
 
 if TYPE_CHECKING:
@@ -182,7 +182,7 @@ def run_scan(args: argparse.Namespace, catalogue: Catalogue) -> int:
                 spark.stop()
     write_output(args, result.text)
     warn_unmatched(result.report.accepted)
-    return 1 if finding_rules(result.report, fail_on) else 0
+    return 1 if fails(result.report, fail_on) else 0
 
 
 def _need_java() -> None:

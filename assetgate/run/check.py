@@ -17,7 +17,7 @@ import contextlib
 import functools
 import hashlib
 import os
-from typing import TYPE_CHECKING, Final, TypeVar
+from typing import TYPE_CHECKING, Final, TypeAlias, TypeVar
 
 import msgspec
 
@@ -67,6 +67,9 @@ if TYPE_CHECKING:
     )
 
     from assetgate.judge.gate import Verdict
+    from assetgate.judge.outcomes import ClusterOutcome
+
+    _Finding: TypeAlias = Callable[[], tuple[str, str]]
 
 _R = TypeVar("_R")
 
@@ -93,7 +96,9 @@ __all__ = [
     "compare_plans",
     "count_findings",
     "counted",
+    "fails",
     "finding_rules",
+    "first_failing",
     "inventory_digest",
     "iter_records",
     "make_plan",
@@ -299,7 +304,7 @@ def finding_rules(report: Report, fail_on: Iterable[str]) -> list[str]:
     whole-cluster outcome but ``ok`` (``crash: east``), and ``no-assets`` when the
     inventory holds no asset to judge.
     """
-    return [describe() for describe in _failing(report, fail_on)]
+    return [describe()[0] for describe in _failing(report, fail_on)]
 
 
 def count_findings(report: Report, fail_on: Iterable[str]) -> int:
@@ -307,16 +312,29 @@ def count_findings(report: Report, fail_on: Iterable[str]) -> int:
     return sum(1 for _ in _failing(report, fail_on))
 
 
-def _failing(report: Report, fail_on: Iterable[str]) -> Iterator[Callable[[], str]]:
-    """Each finding that fails the run, as a function that words it."""
+def first_failing(report: Report, fail_on: Iterable[str]) -> tuple[str, str] | None:
+    """The first finding that fails the run, with the server's words for it.
+
+    The words are a cluster's reason or an asset's (``""`` when it has none); ``None``
+    when nothing fails.
+    """
+    first = next(_failing(report, fail_on), None)
+    return None if first is None else first()
+
+
+def fails(report: Report, fail_on: Iterable[str]) -> bool:
+    """Whether anything fails the run (:func:`finding_rules` without building it)."""
+    return next(_failing(report, fail_on), None) is not None
+
+
+def _failing(report: Report, fail_on: Iterable[str]) -> Iterator[_Finding]:
+    """Each finding that fails the run, as a function that words it and its reason."""
     wanted = failing_set(fail_on)
     for cluster in report.clusters:
         if cluster.outcome != "ok" and cluster.accepted is None:
-            yield functools.partial(
-                "{}: {}".format, cluster.outcome, cluster.cluster or "(unnamed cluster)"
-            )
+            yield functools.partial(_cluster_finding, cluster)
     if report.summary.assets == 0:
-        yield functools.partial(f"{NO_ASSETS}: {{}}".format, _nothing_to_judge(report))
+        yield functools.partial(_plain, f"{NO_ASSETS}: {{}}", _nothing_to_judge(report))
     for verdict in report.assets:
         state, drift = verdict.state, verdict.drift
         if state not in wanted and (drift is None or drift not in wanted):
@@ -326,12 +344,13 @@ def _failing(report: Report, fail_on: Iterable[str]) -> Iterator[Callable[[], st
     if "record-error" in wanted:
         for error in report.errors:
             if error.accepted is None:
-                yield functools.partial("record-error: {}".format, error.source)
+                yield functools.partial(_plain, "record-error: {}", error.source)
     if "overlap" in wanted:
         for overlap in report.overlaps:
             if overlap.accepted is None:
                 yield functools.partial(
-                    "overlap: {}/{} {} ~ {}".format,
+                    _plain,
+                    "overlap: {}/{} {} ~ {}",
                     overlap.cluster,
                     overlap.account,
                     *overlap.streams,
@@ -339,11 +358,20 @@ def _failing(report: Report, fail_on: Iterable[str]) -> Iterator[Callable[[], st
     if "ignored" in wanted:
         for item in report.ignored:
             if item.accepted is None:
-                yield functools.partial("ignored: {}".format, item.source)
+                yield functools.partial(_plain, "ignored: {}", item.source)
 
 
-def _asset_finding(rule: str, verdict: Verdict) -> str:
-    return f"{rule}: {asset_id(verdict)}"
+def _plain(template: str, *values: str) -> tuple[str, str]:
+    return template.format(*values), ""
+
+
+def _cluster_finding(cluster: ClusterOutcome) -> tuple[str, str]:
+    name = cluster.cluster or "(unnamed cluster)"
+    return f"{cluster.outcome}: {name}", cluster.reason or ""
+
+
+def _asset_finding(rule: str, verdict: Verdict) -> tuple[str, str]:
+    return f"{rule}: {asset_id(verdict)}", verdict.reason or ""
 
 
 def _nothing_to_judge(report: Report) -> str:

@@ -11,6 +11,7 @@ import pytest
 
 from assetgate.errors import UnknownServerVersion
 from assetgate.inventory.read import Asset, read_inventory
+from assetgate.judge.gate import asset_id
 from assetgate.run.check import (
     DEFAULT_FAIL_ON,
     Acceptance,
@@ -20,7 +21,9 @@ from assetgate.run.check import (
     TargetInfo,
     check,
     compare_plans,
+    fails,
     finding_rules,
+    first_failing,
     make_plan,
     parse_targets,
 )
@@ -534,6 +537,27 @@ def test_finding_rules_thresholds(
     always = finding_rules(report, ())
     added = [f for f in finding_rules(report, fail_on) if f not in always]
     assert added == [f for f in expected if f not in always]
+
+
+@pytest.mark.parametrize("accept", [(), ("crash:east",)], ids=["down", "accepted"])
+def test_first_failing_and_fails_agree_with_finding_rules(
+    catalogue: Catalogue, accept: tuple[str, ...]
+) -> None:
+    """The first failing finding is finding_rules' first, with its own object's reason."""
+    report = _demo(catalogue, accept=list(accept))
+    found = finding_rules(report, DEFAULT_FAIL_ON)
+    first = first_failing(report, DEFAULT_FAIL_ON)
+    assert first is not None
+    by_name = {c.cluster: c.reason for c in report.clusters}
+    by_id = {f"{v.state}: {asset_id(v)}": v.reason for v in report.assets}
+    expected_reason = (
+        by_name["east"] if first[0] == "crash: east" else by_id.get(first[0])
+    ) or ""
+    assert (first, fails(report, DEFAULT_FAIL_ON), first[0] == "crash: east") == (
+        (found[0], expected_reason),
+        True,
+        not accept,
+    )
 
 
 def test_lost_assets_always_fail(catalogue: Catalogue) -> None:
