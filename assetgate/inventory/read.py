@@ -385,12 +385,12 @@ def read_inventory_bytes(data: bytes, name: str) -> Iterator[InventoryEntry]:
 
 
 def too_long(line: bytes) -> bool:
-    """Whether a line (without its newline) is too long to read: ``MAX_LINE_BYTES`` or more.
+    """Whether a line is too long to read: ``MAX_LINE_BYTES`` or more without its newline.
 
     Every runner (the file reader, ``check``'s worker processes, the Spark scan) applies
     this one rule, so a line is an error or a record whatever reads it.
     """
-    return len(line) >= MAX_LINE_BYTES
+    return len(line) - line.endswith(b"\n") >= MAX_LINE_BYTES
 
 
 def too_long_error(source: str) -> RecordError:
@@ -513,7 +513,7 @@ def _read_stream(
             return
         line_no += 1
         source = f"{name}:{line_no}"
-        if too_long(line.removesuffix(b"\n")):
+        if too_long(line):
             yield too_long_error(source)
             first = False
             continue
@@ -894,7 +894,10 @@ def _unknown_canonical_key(data: bytes) -> str | None:
     if not data.startswith(b"{") or b'"kind"' not in data:
         return None
     try:
-        keys = _TOP_KEYS.decode(_as_go_reads(data, _lone_surrogates(data)))
+        try:
+            keys = _TOP_KEYS.decode(data)
+        except msgspec.DecodeError:  # lone surrogate escapes: read them as Go does
+            keys = _TOP_KEYS.decode(_as_go_reads(data, _lone_surrogates(data)))
         kind = msgspec.json.decode(keys["kind"]) if "kind" in keys else None
     except FAST_DECODE_FAILURES:
         return None
