@@ -44,7 +44,6 @@ __all__ = [
     "escape_markdown",
     "escape_terminal",
     "finding_groups",
-    "findings_of",
     "fit_markdown",
     "fold_findings",
     "md_row",
@@ -173,11 +172,6 @@ def fold_findings(
         else:
             others += 1
     return listed, max(others - FOLDED_SHOWN, 0)
-
-
-def findings_of(report: Report) -> list[Verdict]:
-    """The findings of :func:`finding_groups`, one group after the other."""
-    return [v for group in finding_groups(report).values() for v in group]
 
 
 def account_counts(report: Report) -> list[tuple[tuple[str, str], Counter[str]]]:

@@ -12,7 +12,6 @@ from assetgate.report.common import (
     counts_line,
     escape_markdown,
     finding_groups,
-    findings_of,
     fit_markdown,
     fold_findings,
     md_row,
@@ -110,11 +109,11 @@ def render(report: Report, *, fail_on: Iterable[str] | None = None) -> str:
                 md(", ".join(c.assets)),
             ]
             lines.append(md_row(cells))
-    findings = findings_of(report)
-    if findings:
+    groups = finding_groups(report)
+    if any(groups.values()):
         lines += ["", "### Findings", "", "| state | asset | reason | notes |"]
         lines.append("| --- | --- | --- | --- |")
-        for state, group in finding_groups(report).items():
+        for state, group in groups.items():
             listed, left = fold_findings(group, fail_on)
             for v in listed:
                 notes = verdict_notes(v, mixed=bool(report.target.clusters))
