@@ -289,10 +289,7 @@ def load_checker(
     key = (id(profile), kind, mode)
     found = _LOADERS.get(key)
     if found is None or found[0] is not profile:
-        steps = tuple(
-            step for step in plan(profile, kind, "load") if not step[0].needs_stream
-        )
-        function = _compile(steps, Context(phase="load", mode=mode), profile, kind)
+        function = bound_checker(profile, kind, Context(phase="load", mode=mode))
         found = _LOADERS[key] = (profile, function)
     return found[1]
 
