@@ -17,15 +17,21 @@ __all__ = [
     "GO_ZERO_TIME",
     "OUTCOMES",
     "STATES",
+    "UNNAMED_CLUSTER",
     "AssetKind",
     "Drift",
     "Mode",
     "Outcome",
     "State",
+    "shown_cluster",
 ]
 
 GO_ZERO_TIME: Final = "0001-01-01T00:00:00Z"
 """Go's zero ``time.Time`` as ``encoding/json`` writes it: a time that was never set."""
+
+UNNAMED_CLUSTER: Final = "(unnamed cluster)"
+"""How reports and findings name the cluster of records that name none (a single
+server, or a pull without cluster names)."""
 
 DEFAULT_ACCOUNT: Final = "$G"
 """The global account of a server without accounts; a record that names none is in it."""
@@ -73,3 +79,8 @@ FAST_DECODE_FAILURES: Final = (*DECODE_FAILURES, UnicodeDecodeError, RecursionEr
 besides :data:`DECODE_FAILURES`, invalid UTF-8 (Go substitutes U+FFFD) and nesting
 beyond Python's recursion limit (Go allows 10,000 levels). Callers then take the slow,
 Go-exact path or give up on the shortcut."""
+
+
+def shown_cluster(name: str | None) -> str:
+    """A cluster's name as reports and findings show it (:data:`UNNAMED_CLUSTER`)."""
+    return name or UNNAMED_CLUSTER

@@ -15,6 +15,7 @@ import msgspec
 from packaging.version import Version
 
 from assetgate.judge.metadata import REQUIRED_LEVEL_KEY, supports_required_level
+from assetgate.wire import shown_cluster
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -164,7 +165,7 @@ def fixes_for(
         stream = f"{verdict.cluster}/{verdict.account}/{verdict.stream}"
         fixes.append(_first(stream, "the consumer loads with its stream"))
     elif rule == "unavailable" and outcome is not None:
-        cluster = outcome.cluster or "(unnamed cluster)"
+        cluster = shown_cluster(outcome.cluster)
         fixes.append(
             _first(
                 cluster,

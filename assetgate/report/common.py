@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Final, Protocol, TypeVar, assert_never
 
 from assetgate.judge.gate import STATES
 from assetgate.judge.rules import accepted_rules, failing_rules, failing_set
+from assetgate.wire import shown_cluster
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -240,7 +241,7 @@ def down_clusters(report: Report) -> list[ClusterOutcome]:
 
 def cluster_name(outcome: ClusterOutcome) -> str:
     """A cluster's name as reports show it (``(unnamed cluster)`` for none)."""
-    return outcome.cluster or "(unnamed cluster)"
+    return shown_cluster(outcome.cluster)
 
 
 def own_text(verdict: Verdict) -> str:

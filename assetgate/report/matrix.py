@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
+from assetgate.wire import shown_cluster
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -66,7 +68,7 @@ def cluster_label(cluster: str | None) -> str:
     """A cluster's name in a matrix (``all``, ``(unnamed cluster)``)."""
     if cluster is None:
         return "inventory"
-    return cluster or "(unnamed cluster)"
+    return shown_cluster(cluster)
 
 
 def floor_line(floor: Floor) -> str:

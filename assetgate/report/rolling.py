@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
+from assetgate.wire import shown_cluster
+
 if TYPE_CHECKING:
     from assetgate.run.rolling import (
         Rolling,
@@ -108,7 +110,7 @@ def rolling_verdict(rolling: Rolling) -> str:
     wrong = [c for c in rolling.clusters if c.first_wrong is not None]
     failing = [c for c in wrong if c.accepted is None]
     if failing:
-        names = ", ".join(c.cluster or "(unnamed cluster)" for c in failing)
+        names = ", ".join(shown_cluster(c.cluster) for c in failing)
         return f"verdict: FAIL - {len(failing)} cluster(s) go wrong during the change: {names}"
     if wrong:
         return f"verdict: ok - {len(wrong)} cluster(s) go wrong, all accepted"

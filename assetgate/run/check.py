@@ -56,6 +56,7 @@ from assetgate.run.collect import (
 )
 from assetgate.run.parallel import JudgePool, split_files
 from assetgate.run.progress import EVERY, Progress
+from assetgate.wire import shown_cluster
 
 if TYPE_CHECKING:
     from collections.abc import (
@@ -366,7 +367,7 @@ def _plain(template: str, *values: str) -> tuple[str, str]:
 
 
 def _cluster_finding(cluster: ClusterOutcome) -> tuple[str, str]:
-    name = cluster.cluster or "(unnamed cluster)"
+    name = shown_cluster(cluster.cluster)
     return f"{cluster.outcome}: {name}", cluster.reason or ""
 
 

@@ -34,6 +34,7 @@ from assetgate.run.matrix_model import (
     Pin,
 )
 from assetgate.run.multi import judge_releases
+from assetgate.wire import shown_cluster
 
 if TYPE_CHECKING:
     import os
@@ -178,7 +179,7 @@ def matrix_failures(matrix: Matrix, floor_above: str | None = None) -> list[str]
         return found
     limit = Version(floor_above)
     for floor in matrix.floors:
-        name = floor.cluster or "(unnamed cluster)"
+        name = shown_cluster(floor.cluster)
         if floor.lossless is None:
             found.append(f"floor-above={floor_above}: {name} has no lossless release")
         elif Version(floor.lossless) > limit:
@@ -192,7 +193,7 @@ def matrix_failures(matrix: Matrix, floor_above: str | None = None) -> list[str]
             lost = sum(getattr(cell, state) for state in NOT_LOSSLESS)
             if lost or cell.outcome != "ok":
                 found.append(
-                    f"floor-above={floor_above}: {cell.cluster or '(unnamed cluster)'} "
+                    f"floor-above={floor_above}: {shown_cluster(cell.cluster)} "
                     f"loses {lost} asset(s) on {floor_above} (outcome {cell.outcome})"
                 )
     return found

@@ -13,6 +13,7 @@ _PACKAGE: Final = REPO / "assetgate"
 _SPELLED: Final = {
     "Go's zero time": re.compile(r"0001-01-01T00:00:00Z\""),
     "the default account": re.compile(r"\"\$G\""),
+    "the unnamed cluster's label": re.compile(r"[\"']\(unnamed cluster\)[\"']"),
     "the asset kinds": re.compile(r"Literal\[\"stream\", \"consumer\"\]"),
     "the decode failures": re.compile(
         r"msgspec\.DecodeError,\s*msgspec\.ValidationError"

@@ -24,6 +24,7 @@ from assetgate.report.matrix import (
     row_label,
     spans,
 )
+from assetgate.wire import shown_cluster
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -195,7 +196,7 @@ def render_matrix(matrix: Matrix) -> str:
     for finding in matrix.findings:
         case = _case(
             findings,
-            finding.cluster or "(unnamed cluster)",
+            shown_cluster(finding.cluster),
             f"{finding.code} {finding.asset}",
         )
         where = spans(finding.releases, matrix.releases)

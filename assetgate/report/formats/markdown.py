@@ -35,6 +35,7 @@ from assetgate.report.rolling import (
     rolling_verdict,
     step_nodes,
 )
+from assetgate.wire import shown_cluster
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -208,7 +209,7 @@ def render_matrix(matrix: Matrix) -> str:
 def _rolling_lines(rolling: Rolling) -> list[str]:
     out = [f"# assetgate: {escape_markdown(heading(rolling))}", ""]
     for cluster in rolling.clusters:
-        name = escape_markdown(cluster.cluster or "(unnamed cluster)")
+        name = escape_markdown(shown_cluster(cluster.cluster))
         out += [
             f"## Cluster {name}",
             "",

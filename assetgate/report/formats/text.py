@@ -42,6 +42,7 @@ from assetgate.report.rolling import (
     step_nodes,
     step_states,
 )
+from assetgate.wire import shown_cluster
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -179,14 +180,10 @@ def _text_health(report: Report) -> list[str]:
         where = (
             h.cluster or "(single server)"
             if report.target.mode == "single"
-            else _cluster_label(h.cluster)
+            else shown_cluster(h.cluster)
         )
         lines.append(f"  {esc(where)}  /healthz on {esc(h.target)}: {esc(h.error)}")
     return lines
-
-
-def _cluster_label(cluster: str) -> str:
-    return cluster or "(unnamed cluster)"
 
 
 def _text_asset(verdict: Verdict, lines: list[str], *, on_target: bool) -> None:
@@ -280,7 +277,7 @@ def _rolling_lines(rolling: Rolling) -> list[str]:
         ),
     ]
     for cluster in rolling.clusters:
-        out.append(f"cluster {escape_terminal(cluster.cluster or '(unnamed cluster)')}")
+        out.append(f"cluster {escape_terminal(shown_cluster(cluster.cluster))}")
         for step in cluster.steps:
             out.append(
                 f"  step {step.step}  {step_nodes(step):<28} {step_states(step)}"
