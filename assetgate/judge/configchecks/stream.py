@@ -12,6 +12,7 @@ order and with its texts per release; the checks the server runs as one function
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING, Any, Final
 
@@ -101,15 +102,24 @@ def _is_literal(subject: str) -> bool:
     return all(token not in {"*", ">"} for token in subject.split("."))
 
 
+@functools.cache
+def flags(variant: str) -> frozenset[str]:
+    """A check entry's ``variant`` as its set of flags (``"asset mapping-2.12"``).
+
+    Every check reads its variant through this, so a flag added to an entry is found
+    whatever else the entry holds.
+    """
+    return frozenset(variant.split())
+
+
 def _bad_name(name: str, variant: str) -> bool:
-    flags = variant.split()
-    pattern = _NAME_BAD["asset" if "asset" in flags else ""]
+    pattern = _NAME_BAD["asset" if "asset" in flags(variant) else ""]
     return not name or pattern.search(name) is not None
 
 
 def _generation(spec: ConfigCheck) -> Generation:
     """The subject transform rules a range uses (variant flag ``mapping-2.11`` ...)."""
-    for flag in spec.variant.split():
+    for flag in flags(spec.variant):
         if flag == "mapping-2.11":
             return "2.11"
         if flag == "mapping-2.12":
@@ -233,7 +243,7 @@ def _pedantic_window(config: Any, spec: ConfigCheck) -> Mapping[str, str] | None
     if not getattr(config, "pedantic", False) or config.duplicate_window:
         return _PASS
     if config.mirror is not None or (
-        "sources" in spec.variant.split() and config.sources
+        "sources" in flags(spec.variant) and config.sources
     ):
         return _PASS
     if config.max_age and config.max_age < _DUPLICATE_WINDOW:
@@ -285,7 +295,11 @@ def _duplicates(config: Any, context: Context, variant: str) -> int:
     window: int = config.duplicate_window
     if context.phase == "load" and config.mirror is not None:
         return 0
-    if window or config.mirror is not None or (variant == "sources" and config.sources):
+    if (
+        window
+        or config.mirror is not None
+        or ("sources" in flags(variant) and config.sources)
+    ):
         return window
     if config.max_age and config.max_age < _DUPLICATE_WINDOW:
         return int(config.max_age)
@@ -575,9 +589,9 @@ def _mirror_transforms(
     """
     mirror = config.mirror
     transforms = () if mirror is None else mirror.subject_transforms or ()
-    flags = spec.variant.split()
-    legacy = "legacy" in flags
-    overlap = is_subset_match if "subset" in flags else subjects_collide
+    given = flags(spec.variant)
+    legacy = "legacy" in given
+    overlap = is_subset_match if "subset" in given else subjects_collide
     sources = [t.src for t in transforms]
     for outer, transform in enumerate(transforms):
         src = transform.src
@@ -643,7 +657,7 @@ def _sources(config: Any, _c: Context, spec: ConfigCheck) -> Mapping[str, str] |
     first, an empty source is invalid, each source's overlap right after it;
     ``consumer`` (2.14.0): then the source's durable consumer, valid and not reused.
     """
-    flags = spec.variant.split()
+    given = flags(spec.variant)
     seen: set[tuple[object, ...]] = set()
     consumers: set[tuple[str, str | None, str]] = set()  # composeCName
     for source in config.sources or ():
@@ -653,19 +667,19 @@ def _sources(config: Any, _c: Context, spec: ConfigCheck) -> Mapping[str, str] |
         if key in seen:
             return {"error": "source_duplicate"}
         seen.add(key)
-        if "local" in flags and source.external is not None:
+        if "local" in given and source.external is not None:
             continue
         if source.filter_subject and source.subject_transforms:
             return {"error": "source_filter_and_transforms"}
         transforms = source.subject_transforms or ()
         found = (
             _source_filters_legacy(transforms)
-            if "legacy" in flags
+            if "legacy" in given
             else _source_filters(transforms, _generation(spec))
         )
         if found is not None:
             return found
-        if "consumer" in flags and getattr(source, "consumer", None) is not None:
+        if "consumer" in given and getattr(source, "consumer", None) is not None:
             if _consumer_invalid(source):
                 return {"error": "source_consumer_invalid"}
             name = (source.name, _api(source), source.consumer.name)
@@ -879,7 +893,7 @@ def _is_implicit(config: Any, variant: str) -> bool:
     transform's destination instead.
     """
     republish, transform = config.republish, config.subject_transform
-    if "implicit" not in variant.split() or republish is None or transform is None:
+    if "implicit" not in flags(variant) or republish is None or transform is None:
         return False
     subjects = _subjects_of(config)
     return (
@@ -1097,7 +1111,7 @@ def _window(stored: dict[str, Any], _context: Context, spec: ConfigCheck) -> Non
     """
     if stored.get("duplicate_window") or stored.get("mirror") is not None:
         return
-    if spec.variant == "sources" and stored.get("sources"):
+    if "sources" in flags(spec.variant) and stored.get("sources"):
         return
     age = stored.get("max_age") or 0
     stored["duplicate_window"] = (
