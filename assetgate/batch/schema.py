@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ASSET",
-    "ASSET_COLUMNS",
     "ENTRY",
     "ERROR_COLUMNS",
     "IGNORED_COLUMNS",
@@ -137,7 +136,6 @@ SCAN: Final = StructType(
     )
 )
 
-ASSET_COLUMNS: Final = tuple(f.name for f in ASSET.fields)
 OVERLAP_COLUMNS: Final = (
     "cluster",
     "account",

@@ -482,13 +482,6 @@ def _settle_stream(
     order, input order among equal names. Verdict rows go to ``out``; the stream's
     (name, subjects, state) goes to ``kept`` when it keeps its subjects.
     """
-    if len(rows) == 1 and rows[0][_JUDGED].verdict.kind == "stream":
-        # a stream alone: nothing to settle (what settle() returns for it)
-        head = rows[0][_JUDGED]
-        if head.verdict.state in KEEP_SUBJECTS:
-            kept.append((head.verdict.stream, head.subjects, head.verdict.state))
-        out.append(_verdict_row(rows[0], head.verdict, 0, duplicate=False))
-        return
     rows = sorted(rows, key=_input_order)
     streams = [r for r in rows if r[_JUDGED].verdict.kind == "stream"]
     consumers = [r for r in rows if r[_JUDGED].verdict.kind != "stream"]

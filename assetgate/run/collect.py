@@ -61,7 +61,6 @@ __all__ = [
     "assemble",
     "asset_hash",
     "inventory_digest",
-    "judge_asset",
     "kept_by_account",
     "overlap_entries",
     "parse_accept",
@@ -90,16 +89,6 @@ def target_profile(
     return found
 
 
-def judge_asset(
-    asset: Asset, profiles: Mapping[str, ServerProfile], mode: Mode, cat: Catalogue
-) -> Judged | RecordError:
-    """Judge an asset against its cluster's target; a record error if none covers it."""
-    profile = profile_for(profiles, asset.cluster)
-    if profile is None:
-        return untargeted(asset)
-    return judge(asset, profile, mode, cat)
-
-
 class Hashed(NamedTuple):
     """An asset judged, with the hash its verdict depends on (:func:`asset_hash`)."""
 
@@ -120,10 +109,10 @@ def judge_record(
     """
     if isinstance(record, RecordError | Ignored):
         return record
-    judged = judge_asset(record, profiles, mode, cat)
-    if isinstance(judged, RecordError):
-        return judged
-    return Hashed(asset_hash(record), judged)
+    profile = profile_for(profiles, record.cluster)
+    if profile is None:
+        return untargeted(record)
+    return Hashed(asset_hash(record), judge(record, profile, mode, cat))
 
 
 class KeySettled(NamedTuple):
@@ -147,6 +136,9 @@ def settle_key(
     stream; later ones are duplicates, whose verdicts stay as judged. Consumers are
     settled in name order, input order among equal names.
     """
+    if not consumers and len(streams) == 1:  # a stream alone: nothing to settle
+        verdict = streams[0].verdict
+        return KeySettled([verdict], [], verdict.state)
     order = list(range(len(consumers)))
     if len(consumers) > 1:
         order.sort(key=lambda index: consumers[index].verdict.name)
