@@ -62,7 +62,7 @@ from assetgate.batch.transform import (
 )
 from assetgate.inventory.read import Ignored
 from assetgate.judge.gate import STATES, Mode, Verdict
-from assetgate.report.common import fit_markdown, verdict_line
+from assetgate.report.common import account_counts, fit_markdown, verdict_line
 from assetgate.report.formats import FORMATS, render
 from assetgate.run.check import (
     DEFAULT_FAIL_ON,
@@ -619,11 +619,10 @@ def _write_summary(tmp: Path, report: Report, fail_on: Sequence[str]) -> None:
     They hold the verdict, how many findings fail the run and the first of them, the
     cluster outcomes, check's summary and the counts per cluster, account and state.
     """
-    cells: defaultdict[tuple[str, str], dict[str, int]] = defaultdict(
-        lambda: dict.fromkeys(STATES, 0)
-    )
-    for verdict in report.assets:
-        cells[(verdict.cluster, verdict.account)][verdict.state] += 1
+    cells = {
+        key: {state: counts[state] for state in STATES}
+        for key, counts in account_counts(report)
+    }
     clusters: defaultdict[str, dict[str, int]] = defaultdict(
         lambda: dict.fromkeys(STATES, 0)
     )
@@ -641,7 +640,7 @@ def _write_summary(tmp: Path, report: Report, fail_on: Sequence[str]) -> None:
         "inventory": msgspec.to_builtins(report.inventory),
         "clusters": {c: clusters[c] for c in sorted(clusters)},
         "accounts": [
-            {"cluster": c, "account": a, **cells[(c, a)]} for c, a in sorted(cells)
+            {"cluster": c, "account": a, **counts} for (c, a), counts in cells.items()
         ],
     }
     (tmp / "summary.json").write_text(
@@ -661,6 +660,7 @@ def _main_finding(report: Report, fail_on: Sequence[str]) -> dict[str, str] | No
 
 
 def _summary_markdown(body: dict[str, Any]) -> str:
+    from assetgate.report.common import DIGEST_PREFIX, md_row
     from assetgate.report.common import escape_markdown as md
 
     summary = body["summary"]
@@ -668,7 +668,7 @@ def _summary_markdown(body: dict[str, Any]) -> str:
     lines = [
         f"## assetgate scan: target {md(body['target']['version'])}",
         "",
-        f"Catalogue `{body['catalogue']['digest'][:12]}`.",
+        f"Catalogue `{body['catalogue']['digest'][:DIGEST_PREFIX]}`.",
         "",
         f"**Verdict:** {md(body['verdict'])}.",
         "",
@@ -681,16 +681,16 @@ def _summary_markdown(body: dict[str, Any]) -> str:
         )
         + ".",
         "",
-        "| " + " | ".join(summary) + " |",
-        "| " + " | ".join("---:" for _ in summary) + " |",
-        "| " + " | ".join(str(v) for v in summary.values()) + " |",
+        md_row(list(summary)),
+        md_row(["---:"] * len(summary)),
+        md_row([str(v) for v in summary.values()]),
         "",
-        "| cluster | account | " + " | ".join(STATES) + " |",
-        "| --- | --- | " + " | ".join("---:" for _ in STATES) + " |",
+        md_row(["cluster", "account", *STATES]),
+        md_row(["---", "---", *(["---:"] * len(STATES))]),
     ]
     for row in body["accounts"]:
         cells = [md(row["cluster"]), md(row["account"]), *(str(row[s]) for s in STATES)]
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append(md_row(cells))
     if body["outcomes"]:
         lines += [
             "",
@@ -705,7 +705,7 @@ def _summary_markdown(body: dict[str, Any]) -> str:
                 md(c.get("reason") or ""),
                 md(", ".join(c.get("assets") or ())),
             ]
-            lines.append("| " + " | ".join(cells) + " |")
+            lines.append(md_row(cells))
     return fit_markdown("\n".join(lines) + "\n")
 
 
