@@ -16,8 +16,9 @@ def source_state() -> str:
     """Which assetgate was measured: a digest of its sources and the git commit."""
     package = Path(assetgate.__file__).resolve().parent
     digest = hashlib.sha256()
-    for path in sorted(package.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    for path in sorted(package.rglob("*.py")):  # every subpackage's modules too
+        name = path.relative_to(package).as_posix()
+        digest.update(name.encode() + b"\0" + path.read_bytes())
     git = shutil.which("git")
     commit = "?"
     if git is not None:

@@ -1,55 +1,58 @@
 """The scan job: read inventories with Spark, judge them with the core, commit a directory.
 
 :func:`scan` runs on a session it is given (tests, notebooks); :func:`build_session`
-builds the quiet session ``assetgate scan`` uses; :func:`main` is the thin entry point
-for ``spark-submit`` (``python -m assetgate.batch.job ...``, same flags as
-``assetgate scan``). The output directory is written next to its final place and
-renamed into it once complete: ``_SUCCESS`` is written last, so a killed run never
-looks complete, and a rerun replaces the previous output.
+builds the quiet session ``assetgate scan`` uses; the thin entry point for
+``spark-submit`` is ``python -m assetgate.batch.job ...`` (same flags as
+``assetgate scan``). The output is committed by :mod:`assetgate.batch.output`:
+``_SUCCESS`` is written last, so a killed run never looks complete, and a rerun
+replaces the previous output.
 
 Every line is read on its own with :func:`assetgate.inventory.read.read_records` (JSON Lines
 of any format ``check`` reads, one record or list page per line); a pretty-printed
 document spread over many lines is not reassembled (use ``check`` for those). The
-report (the requested format, as ``check`` prints it) is rendered on the driver, so it
-brings every verdict there (as Arrow tables, one collect each); the driver then writes
-the Parquet outputs from the same rows, in ``check``'s order. The judged entries and
-the settled verdicts are cached once, so each input line is read and judged once.
+executors judge, settle, tally and write the Parquet tables; the driver holds only
+aggregates (split counts, the verdicts that take a cluster down, the merged tally),
+plus ``check``'s whole report when the inventory is small enough (``--report``).
+The settled rows are kept on disk once, so each input line is read and judged once.
 
-Size: over the ~400-line guide because the Spark session, the job's stages, its output
-commit and its failure handling are one job; the per-batch functions are in
-:mod:`assetgate.batch.transform`.
+Size: over the ~400-line guide because the Spark session, the job's passes, its
+accounting and its failure handling are one job; the per-batch functions are in
+:mod:`assetgate.batch.transform` and :mod:`assetgate.batch.finish`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import glob
-import hashlib
-import json
 import logging
-import operator
 import os
-import re
-import shutil
-import socket
 import sys
 import threading
-import time
-import uuid
-from collections import defaultdict
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 import msgspec
 import structlog
 
+from assetgate.batch.finish import (
+    PLACE,
+    Finish,
+    asset_batches,
+    asset_order,
+    digest_batches,
+    overlap_pairs,
+    tally_batches,
+)
+from assetgate.batch.output import Output, OutputError, open_output
 from assetgate.batch.schema import (
     ASSET,
+    DIGEST,
     ERROR_COLUMNS,
     IGNORED_COLUMNS,
     OVERLAP_COLUMNS,
-    arrow_schema,
+    TALLY,
 )
 from assetgate.batch.transform import (
     BLOCK,
@@ -61,21 +64,37 @@ from assetgate.batch.transform import (
     settle_transform,
 )
 from assetgate.inventory.read import Ignored
-from assetgate.judge.gate import STATES, Mode, Verdict
-from assetgate.report.common import account_counts, fit_markdown, verdict_line
+from assetgate.judge.accept import apply_acceptances
+from assetgate.judge.gate import Mode, Verdict
+from assetgate.judge.outcomes import ClusterOutcome, judge_clusters
 from assetgate.report.formats import FORMATS, render
+from assetgate.report.scan import (
+    FULL_REPORT_LINES,
+    REPORTS,
+    SUMMARY_FORMATS,
+    summary_json,
+    summary_markdown,
+)
+from assetgate.run.aggregate import (
+    Partial,
+    RunSummary,
+    Tally,
+    summarize,
+    summary_of_report,
+)
 from assetgate.run.check import (
     DEFAULT_FAIL_ON,
+    CatalogueInfo,
     ErrorEntry,
-    Overlap,
+    InventoryInfo,
     Parts,
     Report,
     Summary,
     assemble,
-    count_findings,
-    first_failing,
+    inventory_digest,
     parse_accept,
 )
+from assetgate.run.collect import target_info, target_profile
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
@@ -86,6 +105,8 @@ if TYPE_CHECKING:
     from assetgate.catalogue.levels import Catalogue
 
 __all__ = [
+    "FULL_REPORT_LINES",
+    "REPORTS",
     "ScanError",
     "ScanResult",
     "build_session",
@@ -118,9 +139,18 @@ class ScanError(Exception):
 
 
 class ScanResult(msgspec.Struct, frozen=True, kw_only=True):
-    """What a committed scan produced: the report and where it was written."""
+    """What a committed scan produced.
 
-    report: Report
+    Attributes:
+        summary: the run in aggregates (``summary.json``), whatever its size.
+        report: ``check``'s whole report (``--report full``, or ``auto`` on a small
+            inventory); ``None`` when the driver kept only the summary.
+        text: the report as printed (``report.SUFFIX``).
+        out: where the output was committed.
+    """
+
+    summary: RunSummary
+    report: Report | None
     text: str
     out: str
 
@@ -275,68 +305,73 @@ def scan(
     fmt: str = "text",
     accept: Sequence[str] = (),
     fail_on: Sequence[str] = DEFAULT_FAIL_ON,
+    report: str = "auto",
+    full_report_lines: int = FULL_REPORT_LINES,
 ) -> ScanResult:
-    """Scan inventories and commit ``out`` atomically.
+    """Scan inventories and commit ``out`` (see :mod:`assetgate.batch.output`).
 
     Args:
         spark: the session (see :func:`build_session`).
         inputs: files, directories or globs (local), or URIs Spark reads.
-        out: the output directory (a local or shared filesystem path).
+        out: the output directory: a path (committed by rename) or a URI of any
+            Hadoop filesystem (``file://``, ``hdfs://``, ``s3a://``; classic sessions).
         targets: cluster -> version, ``"*"`` the default (:func:`check.parse_targets`).
         catalogue: the level catalogue; pickled to the workers with the profiles.
         mode: ``single`` or ``cluster``.
-        fmt: the report format (``text``, ``json``, ``markdown``, ``sarif``, ``junit``).
+        fmt: the report format (a name of :data:`~assetgate.report.formats.FORMATS`;
+            a summary-only report has only text, json and markdown).
         accept: ``RULE:ASSET`` exceptions, exactly as ``check``'s ``accept``.
         fail_on: what else fails the run (``check``'s ``--fail-on``, with its
             default): the summary counts the findings that fail it and names the first.
+        report: one of :data:`REPORTS`.
+        full_report_lines: the line count up to which ``auto`` means ``full``.
 
     Raises:
-        ScanError: no input, an output directory that is not a scan's, or lines not
-            accounted for.
-        ValueError: a malformed acceptance (before Spark runs anything).
+        ScanError: no input, an output directory that is not a scan's, a format a
+            summary cannot give, or lines not accounted for (nothing is committed).
+        ValueError: a malformed acceptance or report mode (before Spark runs anything).
     """
     rules = [parse_accept(item) for item in accept]
-    final = Path(out).absolute()
-    if final.exists() and any(final.iterdir()) and not (final / "_SUCCESS").exists():
-        msg = f"output directory is not empty and not a scan's output: {str(final)!r}"
-        raise ScanError(msg)
+    if report not in REPORTS:
+        msg = f"report: expected one of {', '.join(REPORTS)}, got {report!r}"
+        raise ValueError(msg)
+    if report == "summary":
+        _summary_format(fmt, None)
     paths, names = resolve_inputs(inputs)
-    profiles = {c: catalogue.server(v) for c, v in targets.items()}
-    _remove_stale(final, time.time())
-    tmp = final.with_name(f".{final.name}.tmp-{_owned()}")
-    tmp.mkdir(parents=True)
     try:
-        counts = _count_lines(spark, paths)
-        ctx = ScanContext(
-            profiles=profiles,
-            mode=mode,
-            catalogue=catalogue,
-            files=names,
-            offsets=_offsets(counts),
+        output = open_output(spark, out)
+    except OutputError as exc:
+        raise ScanError(str(exc)) from None
+    try:
+        result = _run(
+            spark,
+            paths,
+            output,
+            _Job(
+                ctx=ScanContext(
+                    profiles={c: catalogue.server(v) for c, v in targets.items()},
+                    mode=mode,
+                    catalogue=catalogue,
+                    files=names,
+                    offsets={},
+                ),
+                targets=dict(targets),
+                rules=rules,
+                fail_on=tuple(fail_on),
+                fmt=fmt,
+                report=report,
+                full_report_lines=full_report_lines,
+            ),
         )
-        table = (
-            _lines(spark, paths)
-            .transform(judge_transform(ctx))
-            .transform(settle_transform(ctx, _tasks(spark, len(counts))))
-            .toArrow()
-        )
-        report, tables, blocks = _report(table, ctx, targets=targets, rules=rules)
-        del table
-        _account(counts, blocks, tables, report.summary)
-        for folder, part in tables.items():
-            _write_parquet(part, tmp / folder)
-        text_report = render(report, fmt)
-        (tmp / FORMATS[fmt].report_file).write_text(text_report, encoding="utf-8")
-        _write_summary(tmp, report, fail_on)
-        (tmp / "_SUCCESS").write_bytes(b"")  # last: only complete output has it
-        _commit(tmp, final)
+        output.commit()
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        output.abort()
         raise
-    summary = report.summary
+    summary = result.summary.summary
     log.info(
         "scan_finished",
-        out=str(final),
+        out=output.final,
+        report="full" if result.report is not None else "summary",
         records=summary.records,
         assets=summary.assets,
         errors=summary.errors,
@@ -344,7 +379,224 @@ def scan(
         overlaps=summary.overlaps,
         accepted=summary.accepted,
     )
-    return ScanResult(report=report, text=text_report, out=str(final))
+    return result
+
+
+class _Job(msgspec.Struct, frozen=True, kw_only=True):
+    """What one run was asked for (:func:`scan`'s arguments, resolved)."""
+
+    ctx: ScanContext
+    targets: dict[str, str]
+    rules: list[tuple[str, str]]
+    fail_on: tuple[str, ...]
+    fmt: str
+    report: str
+    full_report_lines: int
+
+
+def _summary_format(fmt: str, lines: int | None) -> None:
+    """Refuse a format that lists every finding when only a summary is made."""
+    if fmt in SUMMARY_FORMATS:
+        return
+    why = (
+        "--report summary"
+        if lines is None
+        else f"this inventory has {lines} lines, over --report auto's full-report limit"
+    )
+    msg = (
+        f"--format {fmt} lists every finding, which needs check's whole report on the "
+        f"driver ({why}); use --report full (and give the driver memory: docs/spark.md) "
+        f"or --format {', '.join(SUMMARY_FORMATS)}"
+    )
+    raise ScanError(msg)
+
+
+def _run(
+    spark: SparkSession, paths: list[str], output: Output, job: _Job
+) -> ScanResult:
+    """The passes of one scan (see docs/spark.md, "How it works"); nothing committed."""
+    from pyspark import StorageLevel
+
+    counts = _count_lines(spark, paths)
+    total = sum(counts.values())
+    full = job.report == "full" or (
+        job.report == "auto" and total <= job.full_report_lines
+    )
+    if not full:
+        _summary_format(job.fmt, total)
+    ctx = msgspec.structs.replace(job.ctx, offsets=_offsets(counts))
+    settled = (
+        _lines(spark, paths)
+        .transform(judge_transform(ctx))
+        .transform(settle_transform(ctx, _tasks(spark, len(counts))))
+        .persist(StorageLevel.DISK_ONLY)
+    )
+    try:
+        blocks, causing = _head(settled)
+        outcomes, down = _outcomes(settled, ctx, causing)
+        covered = apply_acceptances([], [], job.rules, outcomes)
+        fin = Finish(down=down, rules=job.rules, fail_on=job.fail_on, mode=ctx.mode)
+        whole = _tally(settled, ctx, fin)
+        clusters = Tally(job.fail_on, len(job.rules))
+        clusters.add_matched(covered.accepted)
+        whole = whole.merge(clusters.partial())
+        digest, hashed = _digest(settled)
+        summary = summarize(
+            whole,
+            outcomes=covered.clusters,
+            acceptances=job.rules,
+            target=target_info(ctx.profiles, job.targets, ctx.mode),
+            catalogue=CatalogueInfo(digest=ctx.catalogue.digest),
+            inventory=InventoryInfo(digest=digest),
+        )
+        written = _write_tables(spark, settled, fin, output, whole)
+        held = None
+        if full:
+            held = _report(settled.toArrow(), ctx, targets=job.targets, rules=job.rules)
+            if summary_of_report(held, job.fail_on) != summary:
+                msg = "lines or records not accounted for: the report and the aggregates differ"
+                raise ScanError(msg)
+        _account(counts, blocks, written, summary.summary, hashed)
+    finally:
+        settled.unpersist()
+    text = (
+        render(held, job.fmt)
+        if held is not None
+        else SUMMARY_FORMATS[job.fmt](summary, output.final)
+    )
+    output.write_text(FORMATS[job.fmt].report_file, text)
+    output.write_text("summary.json", summary_json(summary))
+    output.write_text("summary.md", summary_markdown(summary, output.final))
+    return ScanResult(summary=summary, report=held, text=text, out=output.final)
+
+
+def _head(settled: DataFrame) -> tuple[list[SplitCount], list[Verdict]]:
+    """What the driver needs first: each split's counts, and the causing verdicts.
+
+    The verdicts that can take their cluster down (``_cause``) come in report order,
+    so that an outcome names its first cause as ``check`` does.
+    """
+    from pyspark.sql import functions as F  # noqa: N812
+
+    table = (
+        settled.filter((F.col("record") == BLOCK) | F.col("_cause"))
+        .select("record", "_counts", "_verdict", *PLACE)
+        .toArrow()
+    )
+    blocks = decode_column(
+        table.column("_counts"), msgspec.msgpack.Decoder(list[SplitCount])
+    )
+    verdicts = decode_column(
+        table.column("_verdict"), msgspec.msgpack.Decoder(list[Verdict])
+    )
+    rows = table.select(list(PLACE)).to_pylist()
+    places = [
+        tuple(row[name] for name in PLACE)
+        for row, kind in zip(rows, table.column("record").to_pylist(), strict=True)
+        if kind == "asset"
+    ]
+    ordered = sorted(
+        zip(places, verdicts, strict=True), key=lambda item: asset_order(item[0])
+    )
+    return blocks, [verdict for _, verdict in ordered]
+
+
+def _outcomes(
+    settled: DataFrame, ctx: ScanContext, causing: list[Verdict]
+) -> tuple[list[ClusterOutcome], dict[str, str]]:
+    """Each cluster's outcome (cluster mode) and what a down cluster's assets get."""
+    from pyspark.sql import functions as F  # noqa: N812
+
+    if ctx.mode != "cluster":
+        return [], {}
+    names = (
+        settled.filter(F.col("record") == "asset")
+        .select("cluster")
+        .distinct()
+        .toArrow()
+    )
+    return judge_clusters(
+        causing,
+        functools.partial(target_profile, ctx.profiles),
+        names=names.column("cluster").to_pylist(),
+    )
+
+
+def _tally(settled: DataFrame, ctx: ScanContext, fin: Finish) -> Partial:
+    """Every entry tallied where it lies (one row per partition), merged here."""
+    from pyspark.sql import functions as F  # noqa: N812
+
+    parts = (
+        settled.filter(F.col("record") != BLOCK)
+        .drop("_hash", "_counts")
+        .mapInArrow(functools.partial(tally_batches, ctx, fin), TALLY)
+        .toArrow()
+    )
+    whole = Partial(matched=[(0, []) for _ in fin.rules])
+    for part in decode_column(
+        parts.column("_partial"), msgspec.msgpack.Decoder(list[Partial])
+    ):
+        whole = whole.merge(part)
+    return whole
+
+
+def _digest(settled: DataFrame) -> tuple[str, int]:
+    """The inventory digest: every asset's hash, sorted by Spark, hashed in one task."""
+    from pyspark.sql import functions as F  # noqa: N812
+
+    rows = (
+        settled.filter(F.col("record") == "asset")
+        .select("_hash")
+        .repartition(1)
+        .sortWithinPartitions("_hash")
+        .mapInArrow(digest_batches, DIGEST)
+        .collect()
+    )
+    if not rows:  # no partition at all: the digest of no hash
+        return inventory_digest([]), 0
+    return str(rows[0]["digest"]), int(rows[0]["hashes"])
+
+
+def _write_tables(
+    spark: SparkSession, settled: DataFrame, fin: Finish, output: Output, whole: Partial
+) -> dict[str, int]:
+    """Write the Parquet tables from the executors; what was written, read back.
+
+    ``assets`` and ``overlaps`` are partitioned by cluster. A table with no row is
+    written unpartitioned, so that it still has a file with its schema.
+    """
+    from pyspark.sql import functions as F  # noqa: N812
+
+    record = F.col("record")
+    assets = (
+        settled.filter(record == "asset")
+        .select("_verdict", "source_file", "line")
+        .mapInArrow(functools.partial(asset_batches, fin), ASSET)
+    )
+    tables = {
+        "assets": (assets, whole.assets),
+        "errors": (settled.filter(record == "error").select(*ERROR_COLUMNS), 0),
+        "ignored": (settled.filter(record == "ignored").select(*IGNORED_COLUMNS), 0),
+        "overlaps": (
+            settled.filter(record == "overlap").select(*OVERLAP_COLUMNS),
+            whole.overlaps,
+        ),
+    }
+    written: dict[str, int] = {}
+    for name, (frame, rows) in tables.items():
+        writer = frame.write.mode("overwrite")
+        if rows and name in _BY_CLUSTER:
+            writer = writer.partitionBy("cluster")
+        writer.parquet(output.table(name))
+        back = spark.read.parquet(output.table(name))
+        written[name] = back.count()
+        if name == "overlaps":
+            pairs = back.agg(F.sum("pairs")).collect()[0][0]
+            written["pairs"] = int(pairs or 0)
+    return written
+
+
+_BY_CLUSTER: Final = frozenset({"assets", "overlaps"})
 
 
 def _tasks(spark: SparkSession, splits: int) -> int:
@@ -422,39 +674,19 @@ def _check_order(settled: pa.Table) -> pa.Array:
     )
 
 
-def _asset_table(verdicts: Sequence[Verdict], ordered: pa.Table) -> pa.Table:
-    """The ``assets/`` table: the verdicts' fields, then ``source_file`` and ``line``."""
-    import pyarrow as pa
-
-    schema = arrow_schema(ASSET)
-    # one field at a time: no row tuples for the cyclic GC to track and walk
-    arrays = [
-        pa.array(
-            map(operator.attrgetter(name), verdicts),
-            schema.field(name).type,
-            size=len(verdicts),
-        )
-        for name in Verdict.__struct_fields__
-    ]
-    arrays += [ordered.column("source_file"), ordered.column("line")]
-    return pa.table(arrays, schema=schema)
-
-
 def _report(
     table: pa.Table,
     ctx: ScanContext,
     *,
     targets: Mapping[str, str],
     rules: list[tuple[str, str]],
-) -> tuple[Report, dict[str, pa.Table], list[SplitCount]]:
-    """``check``'s report from the collected rows, the Parquet tables in its order, splits.
+) -> Report:
+    """``check``'s report from the collected rows (``--report full``).
 
     ``table`` is the settle stage's output (``SCAN``). Assets come in ``check``'s order
     (settled streams by key, each stream before its consumers in name order, then
     duplicates in input order); the report is put together by ``check``'s own
-    :func:`~assetgate.run.check.assemble` (cluster outcomes, acceptances, counts), and the
-    ``assets/`` table is built from its verdicts. The third item is what the judge
-    function saw in each file split.
+    :func:`~assetgate.run.check.assemble` (cluster outcomes, acceptances, counts).
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -468,9 +700,8 @@ def _report(
     order = _check_order(settled)
     assets = [collected[i] for i in order.to_pylist()]
     del collected
-    ordered = settled.select(["source_file", "line", "_hash"]).take(order)
+    hashes: list[bytes] = settled.column("_hash").take(order).to_pylist()
     del settled
-    hashes: list[bytes] = ordered.column("_hash").to_pylist()
     others = _sorted(
         table.filter(pc.is_in(record, pa.array(["error", "ignored"]))), _ENTRY_ORDER
     )
@@ -494,17 +725,13 @@ def _report(
         )
         if kind == "ignored"
     ]
-    hubs = _sorted(
-        table.filter(pc.equal(record, "overlap")).select(list(OVERLAP_COLUMNS)),
-        ("cluster", "account", "stream", "subject"),
+    hubs = table.filter(pc.equal(record, "overlap")).select(list(OVERLAP_COLUMNS))
+    pairs = sorted(
+        (pair for row in hubs.to_pylist() for pair in overlap_pairs(row)),
+        key=lambda o: (o.cluster, o.account, o.streams),
     )
-    blocks = decode_column(
-        table.filter(pc.equal(record, BLOCK)).column("_counts"),
-        msgspec.msgpack.Decoder(list[SplitCount]),
-    )
-    pairs = sorted(_pairs(hubs), key=lambda o: (o.cluster, o.account, o.streams))
     # check's own assembly: whole-cluster outcomes, acceptances, counts, target info
-    report = assemble(
+    return assemble(
         Parts(
             records=len(assets) + len(errors) + len(ignored),
             verdicts=assets,
@@ -519,67 +746,24 @@ def _report(
         targets=dict(targets),
         rules=rules,
     )
-    # the report's own verdicts (after cluster outcomes and acceptances), so the
-    # Parquet output and the report agree
-    out = _asset_table(report.assets, ordered)
-    kind = others.column("record")
-    tables = {
-        "assets": out,
-        "errors": others.filter(pc.equal(kind, "error")).select(list(ERROR_COLUMNS)),
-        "ignored": others.filter(pc.equal(kind, "ignored")).select(
-            list(IGNORED_COLUMNS)
-        ),
-        "overlaps": hubs,
-    }
-    return report, tables, blocks
-
-
-def _write_parquet(table: pa.Table, folder: Path) -> None:
-    """One Parquet file, rows in the table's order (Spark reads it like its own)."""
-    import pyarrow.parquet as pq
-
-    folder.mkdir()
-    pq.write_table(table, folder / "part-00000.parquet")
-
-
-def _pairs(hubs: pa.Table) -> list[Overlap]:
-    """``check``'s one-row-per-pair overlaps, from the grouped output rows."""
-    out: list[Overlap] = []
-    for row in hubs.to_pylist():
-        hub = (row["stream"], row["subject"], bool(row["offline"]))
-        for other in row["overlaps"]:
-            a, b = sorted(
-                [hub, (other["stream"], other["subject"], bool(other["offline"]))]
-            )
-            out.append(
-                Overlap(
-                    cluster=row["cluster"],
-                    account=row["account"],
-                    streams=(a[0], b[0]),
-                    subjects=(a[1], b[1]),
-                    offline=tuple(side[0] for side in (a, b) if side[2]),
-                )
-            )
-    return out
 
 
 def _account(
     counts: Mapping[tuple[str, int], int],
     blocks: Sequence[SplitCount],
-    tables: Mapping[str, pa.Table],
+    written: Mapping[str, int],
     summary: Summary,
+    hashed: int,
 ) -> None:
     """Check that every line and record is accounted for before anything is committed.
 
     ``counts`` is Spark's own count of the lines of each file split (the line numbers
-    rest on it); ``blocks`` is what the judge function saw in each split. The function
-    must have been handed every line Spark counted, each of them blank or giving
-    entries, and the Parquet tables and the report must hold every entry it handed on.
+    rest on it); ``blocks`` is what the judge function saw in each split; ``written``
+    the rows of each table as read back (and ``pairs``, the overlap pairs they hold);
+    ``hashed`` the asset hashes in the inventory digest. The function must have been
+    handed every line Spark counted, each of them blank or giving entries, and the
+    tables, the summary and the digest must hold every entry it handed on.
     """
-    import pyarrow.compute as pc
-
-    hubs = tables["overlaps"]
-    pairs = pc.sum(hubs.column("pairs")).as_py() if hubs.num_rows else 0
     problems = []
     seen = {(block.path, block.start): block.rows for block in blocks}
     if len(seen) != len(blocks) or seen != dict(counts):
@@ -590,123 +774,31 @@ def _account(
     silent = sum(b.rows - b.blank - b.lines for b in blocks)
     if silent:
         problems.append(f"{silent} non-blank lines gave no entry")
-    written = {
-        "asset": (tables["assets"].num_rows, summary.assets),
-        "error": (tables["errors"].num_rows, summary.errors),
-        "ignored": (tables["ignored"].num_rows, summary.ignored),
+    tables = {
+        "asset": (written["assets"], summary.assets),
+        "error": (written["errors"], summary.errors),
+        "ignored": (written["ignored"], summary.ignored),
     }
-    entries = {kind: sum(getattr(b, kind) for b in blocks) for kind in written}
-    for kind, (rows, reported) in written.items():
+    entries = {kind: sum(getattr(b, kind) for b in blocks) for kind in tables}
+    for kind, (rows, reported) in tables.items():
         if rows != entries[kind] or reported != entries[kind]:
             problems.append(
                 f"{kind} entries: judged {entries[kind]}, written {rows}, "
                 f"reported {reported}"
             )
+    if hashed != entries["asset"]:
+        problems.append(f"asset hashes: judged {entries['asset']}, digested {hashed}")
     if summary.records != sum(entries.values()):
         problems.append(
             f"records: judged {sum(entries.values())}, reported {summary.records}"
         )
-    if int(pairs or 0) != summary.overlaps:
-        problems.append(f"overlaps: written {pairs}, reported {summary.overlaps}")
+    if written["pairs"] != summary.overlaps:
+        problems.append(
+            f"overlaps: written {written['pairs']}, reported {summary.overlaps}"
+        )
     if problems:
         msg = "lines or records not accounted for: " + "; ".join(problems)
         raise ScanError(msg)
-
-
-def _write_summary(tmp: Path, report: Report, fail_on: Sequence[str]) -> None:
-    """Write ``summary.json`` and ``summary.md``.
-
-    They hold the verdict, how many findings fail the run and the first of them, the
-    cluster outcomes, check's summary and the counts per cluster, account and state.
-    """
-    cells = {
-        key: {state: counts[state] for state in STATES}
-        for key, counts in account_counts(report)
-    }
-    clusters: defaultdict[str, dict[str, int]] = defaultdict(
-        lambda: dict.fromkeys(STATES, 0)
-    )
-    for (cluster, _), counts in cells.items():
-        for state, n in counts.items():
-            clusters[cluster][state] += n
-    body = {
-        "verdict": verdict_line(report),
-        "failing": count_findings(report, fail_on),
-        "main_finding": _main_finding(report, fail_on),
-        "outcomes": msgspec.to_builtins(report.clusters),
-        "summary": msgspec.to_builtins(report.summary),
-        "target": msgspec.to_builtins(report.target),
-        "catalogue": msgspec.to_builtins(report.catalogue),
-        "inventory": msgspec.to_builtins(report.inventory),
-        "clusters": {c: clusters[c] for c in sorted(clusters)},
-        "accounts": [
-            {"cluster": c, "account": a, **counts} for (c, a), counts in cells.items()
-        ],
-    }
-    (tmp / "summary.json").write_text(
-        json.dumps(body, indent=2, sort_keys=True) + "\n", encoding="utf-8"
-    )
-    (tmp / "summary.md").write_text(_summary_markdown(body), encoding="utf-8")
-
-
-def _main_finding(report: Report, fail_on: Sequence[str]) -> dict[str, str] | None:
-    """The first finding that fails the run, with the server's words for it.
-
-    Cluster outcomes come first, as in :func:`~assetgate.run.check.finding_rules`;
-    ``None`` when nothing fails.
-    """
-    first = first_failing(report, fail_on)
-    return None if first is None else {"finding": first[0], "reason": first[1]}
-
-
-def _summary_markdown(body: dict[str, Any]) -> str:
-    from assetgate.report.common import DIGEST_PREFIX, md_row
-    from assetgate.report.common import escape_markdown as md
-
-    summary = body["summary"]
-    main = body["main_finding"]
-    lines = [
-        f"## assetgate scan: target {md(body['target']['version'])}",
-        "",
-        f"Catalogue `{body['catalogue']['digest'][:DIGEST_PREFIX]}`.",
-        "",
-        f"**Verdict:** {md(body['verdict'])}.",
-        "",
-        f"**Failing findings:** {body['failing']}"
-        + (
-            f"; the first: {md(main['finding'])}"
-            + (f" ({md(main['reason'])})" if main["reason"] else "")
-            if main
-            else ""
-        )
-        + ".",
-        "",
-        md_row(list(summary)),
-        md_row(["---:"] * len(summary)),
-        md_row([str(v) for v in summary.values()]),
-        "",
-        md_row(["cluster", "account", *STATES]),
-        md_row(["---", "---", *(["---:"] * len(STATES))]),
-    ]
-    for row in body["accounts"]:
-        cells = [md(row["cluster"]), md(row["account"]), *(str(row[s]) for s in STATES)]
-        lines.append(md_row(cells))
-    if body["outcomes"]:
-        lines += [
-            "",
-            "| cluster | target | outcome | reason | caused by |",
-            "| --- | --- | --- | --- | --- |",
-        ]
-        for c in body["outcomes"]:
-            cells = [
-                md(c["cluster"]),
-                md(c["target"]),
-                c["outcome"],
-                md(c.get("reason") or ""),
-                md(", ".join(c.get("assets") or ())),
-            ]
-            lines.append(md_row(cells))
-    return fit_markdown("\n".join(lines) + "\n")
 
 
 def spark_failure(exc: BaseException) -> str | None:
@@ -734,59 +826,6 @@ def spark_failure(exc: BaseException) -> str | None:
 
 
 _SHOWN: Final = 500  # characters of the JVM's exception line shown
-
-
-_HOST: Final = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
-
-
-def _owned() -> str:
-    """A unique suffix naming this process (host hash, pid) as the folder's owner."""
-    return f"{_HOST}-{os.getpid()}-{uuid.uuid4().hex[:12]}"
-
-
-def _remove_stale(final: Path, started: float) -> None:
-    """Remove the work folders of ``final`` that earlier runs left behind.
-
-    A scan killed while it wrote (``.OUT.tmp-*``) or while it swapped outputs
-    (``.OUT.old-*``) leaves its folder. One is stale when its owner ran on this host,
-    is no longer alive, and the folder is older than this run; anything else (a live
-    scan's, another host's on a shared filesystem, an unnamed owner's) is left alone.
-    """
-    pattern = re.compile(
-        rf"\.{re.escape(final.name)}\.(?:tmp|old)-([0-9a-f]{{8}})-(\d+)-[0-9a-f]{{12}}"
-    )
-    if not final.parent.is_dir():
-        return
-    for entry in final.parent.iterdir():
-        found = pattern.fullmatch(entry.name)
-        if found is None or found.group(1) != _HOST or _alive(int(found.group(2))):
-            continue
-        with contextlib.suppress(OSError):
-            if entry.stat().st_mtime < started:
-                shutil.rmtree(entry)
-                log.info("stale_output_removed", folder=str(entry))
-
-
-def _alive(pid: int) -> bool:
-    """Whether a process of this host has ``pid`` (one we may not signal counts)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _commit(tmp: Path, final: Path) -> None:
-    """Move the complete output into place, replacing a previous run's."""
-    if not final.exists():
-        tmp.rename(final)
-        return
-    old = final.with_name(f".{final.name}.old-{_owned()}")
-    final.rename(old)
-    tmp.rename(final)
-    shutil.rmtree(old, ignore_errors=True)
 
 
 if __name__ == "__main__":  # the spark-submit entry point: the command line's

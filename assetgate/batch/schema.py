@@ -26,11 +26,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ASSET",
+    "DIGEST",
     "ENTRY",
     "ERROR_COLUMNS",
     "IGNORED_COLUMNS",
     "OVERLAP_COLUMNS",
     "SCAN",
+    "TALLY",
     "arrow_schema",
 ]
 
@@ -104,12 +106,13 @@ _OTHER: Final = StructType(
 
 # What the settle stage returns, one row per:
 # - settled asset (``record="asset"``): its key, where it was read, its place in
-#   ``check``'s order (``_duplicate``, ``_position``, ``_rank``, ``_entry``), ``_hash``
-#   and the settled ``Verdict`` as msgpack (``_verdict``; the driver decodes it and
-#   builds the ``ASSET`` columns from it);
+#   ``check``'s order (``_duplicate``, ``_position``, ``_rank``, ``_entry``), ``_hash``,
+#   the settled ``Verdict`` as msgpack (``_verdict``) and whether it can bring its
+#   cluster down (``_cause``: it triggers a ``[[cluster_outcomes]]`` rule);
 # - overlap (``"overlap"``): cluster, account, stream and the overlap columns;
 # - error, ignored record and file split count, passed through from ``ENTRY``.
-# The driver collects it once and splits it by ``record``.
+# The job keeps it (on disk) for the passes that follow: the driver collects only the
+# split counts and the ``_cause`` rows; the executors tally it and write the tables.
 SCAN: Final = StructType(
     _fields(
         ("record", _TEXT),
@@ -126,6 +129,7 @@ SCAN: Final = StructType(
         ("_entry", IntegerType()),
         ("_hash", BinaryType()),
         ("_verdict", BinaryType()),
+        ("_cause", BooleanType()),
         ("message", _TEXT),
         ("retriable", BooleanType()),
         ("subject", _TEXT),
@@ -135,6 +139,12 @@ SCAN: Final = StructType(
         ("_counts", BinaryType()),
     )
 )
+
+# One row per partition of the tally pass: its ``Partial`` as msgpack.
+TALLY: Final = StructType(_fields(("_partial", BinaryType())))
+
+# The inventory digest: one row, from the sorted per-asset hashes.
+DIGEST: Final = StructType(_fields(("digest", _TEXT), ("hashes", LongType())))
 
 OVERLAP_COLUMNS: Final = (
     "cluster",

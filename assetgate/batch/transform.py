@@ -32,7 +32,11 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 import msgspec
 
 from assetgate.batch.schema import ENTRY, SCAN, arrow_schema
-from assetgate.catalogue.levels import Catalogue, ServerProfile  # noqa: TC001 (Struct fields)
+from assetgate.catalogue.levels import (  # noqa: TC001 (Struct fields)
+    Catalogue,
+    ClusterOutcomeRule,
+    ServerProfile,
+)
 from assetgate.inventory.read import (
     Asset,
     Ignored,
@@ -40,6 +44,7 @@ from assetgate.inventory.read import (
     line_records,
 )
 from assetgate.judge.gate import Judged, Mode, Verdict
+from assetgate.judge.outcomes import causes
 from assetgate.judge.subjects import KEEP_SUBJECTS, find_overlaps
 from assetgate.run.collect import (
     Hashed,
@@ -49,7 +54,7 @@ from assetgate.run.collect import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator
+    from collections.abc import Callable, Iterable, Iterator, Sequence
 
     import pyarrow as pa
     from pyspark.sql import DataFrame
@@ -62,6 +67,7 @@ __all__ = [
     "file_key",
     "judge_batches",
     "judge_transform",
+    "large_binary_id",
     "overlap_rows",
     "settle_batches",
     "settle_transform",
@@ -94,6 +100,7 @@ _ASSET_ROW: Final = (
     "_entry",
     "_hash",
     "_verdict",
+    "_cause",
 )
 _OUT_BATCH: Final = 20_000  # rows per output batch of the settle stage
 
@@ -164,7 +171,7 @@ def decode_column(
             continue
         _, offsets_buffer, data = chunk.buffers()
         view = memoryview(offsets_buffer)
-        large = chunk.type.id == _large_binary_id()
+        large = chunk.type.id == large_binary_id()
         offsets = view.cast("q") if large else view.cast("i")
         start, end = offsets[chunk.offset], offsets[chunk.offset + len(chunk)]
         header = _MSGPACK_ARRAY32 + count.to_bytes(4, "big")
@@ -180,7 +187,8 @@ def _binary() -> pa.DataType:
 
 
 @functools.cache
-def _large_binary_id() -> int:
+def large_binary_id() -> int:
+    """Arrow's type id of ``large_binary`` (64-bit offsets)."""
     import pyarrow as pa
 
     large: int = pa.large_binary().id
@@ -398,9 +406,10 @@ def settle_batches(
     overlaps: list[tuple[object, ...]] = []
     for (cluster, account), group in itertools.groupby(entries, key=_account_key):
         profile = target_profile(ctx.profiles, cluster)  # judged entries have one
+        rules = profile.cluster_outcomes if ctx.mode == "cluster" else ()
         kept: list[tuple[str, tuple[str, ...], str]] = []
         for _, rows in itertools.groupby(group, key=_stream_key):
-            _settle_stream(list(rows), profile, out, kept)
+            _settle_stream(list(rows), profile, rules, out, kept)
         for stream, subject, offline, pairs, covered in overlap_rows(kept):
             overlaps.append(
                 _scan_row(
@@ -471,6 +480,7 @@ def _passed_through(others: pa.Table, schema: pa.Schema) -> pa.Table:
 def _settle_stream(
     rows: list[tuple[Any, ...]],
     profile: ServerProfile,
+    rules: Sequence[ClusterOutcomeRule],
     out: list[tuple[Any, ...]],
     kept: list[tuple[str, tuple[str, ...], str]],
 ) -> None:
@@ -479,8 +489,9 @@ def _settle_stream(
     The first stream record in input order is the stream; later ones are duplicates
     whose verdicts are kept unsettled (and the last one's state decides whether the
     stream takes part in overlaps, as in ``check``). Consumers are settled in name
-    order, input order among equal names. Verdict rows go to ``out``; the stream's
-    (name, subjects, state) goes to ``kept`` when it keeps its subjects.
+    order, input order among equal names. Verdict rows go to ``out``, marked when they
+    trigger one of ``rules`` (the cluster's outcome rules; none in single mode); the
+    stream's (name, subjects, state) goes to ``kept`` when it keeps its subjects.
     """
     rows = sorted(rows, key=_input_order)
     streams = [r for r in rows if r[_JUDGED].verdict.kind == "stream"]
@@ -492,19 +503,30 @@ def _settle_stream(
         first = streams[0][_JUDGED]
         if settled.state in KEEP_SUBJECTS:
             kept.append((first.verdict.stream, first.subjects, settled.state))
-        out.append(_verdict_row(streams[0], settled.verdicts[0], 0, duplicate=False))
+        out.append(
+            _verdict_row(streams[0], settled.verdicts[0], 0, rules, duplicate=False)
+        )
     offset = len(settled.verdicts) - len(consumers)
     for index, position in enumerate(settled.order):
         verdict = settled.verdicts[offset + index]
         out.append(
-            _verdict_row(consumers[position], verdict, index + 1, duplicate=False)
+            _verdict_row(
+                consumers[position], verdict, index + 1, rules, duplicate=False
+            )
         )
     for index, row in enumerate(streams[1:]):
-        out.append(_verdict_row(row, row[_JUDGED].verdict, index, duplicate=True))
+        out.append(
+            _verdict_row(row, row[_JUDGED].verdict, index, rules, duplicate=True)
+        )
 
 
 def _verdict_row(
-    row: tuple[Any, ...], verdict: Verdict, position: int, *, duplicate: bool
+    row: tuple[Any, ...],
+    verdict: Verdict,
+    position: int,
+    rules: Sequence[ClusterOutcomeRule],
+    *,
+    duplicate: bool,
 ) -> tuple[Any, ...]:
     """The ``_ASSET_ROW`` columns of a settled asset."""
     return (
@@ -519,6 +541,7 @@ def _verdict_row(
         row[_ENTRY],
         row[_HASH],
         _msgpack_encoder().encode(verdict),
+        bool(rules) and bool(causes(rules, verdict)),
     )
 
 

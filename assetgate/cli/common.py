@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
     from assetgate.catalogue.levels import Catalogue
     from assetgate.judge.accept import Acceptance
+    from assetgate.run.aggregate import AcceptanceCount
 
 __all__ = [
     "FLOOR_ABOVE",
@@ -251,7 +252,7 @@ def add_rule_flags(parser: argparse.ArgumentParser, *, matrix: bool) -> None:
     )
 
 
-def warn_unmatched(accepted: Iterable[Acceptance]) -> None:
+def warn_unmatched(accepted: Iterable[Acceptance | AcceptanceCount]) -> None:
     """Warn on stderr about each ``--accept`` that matched nothing."""
     for acceptance in accepted:
         if not acceptance.matched:

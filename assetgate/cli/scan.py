@@ -30,7 +30,8 @@ from assetgate.cli.logconfig import configure_logging
 from assetgate.errors import AssetgateError
 from assetgate.live.pulled import mode_notes, pulled_mode
 from assetgate.report.formats import FORMATS
-from assetgate.run.check import fails, parse_accept, parse_targets
+from assetgate.report.scan import FULL_REPORT_LINES, REPORTS, SUMMARY_FORMATS
+from assetgate.run.check import parse_accept, parse_targets
 from assetgate.run.matrix import is_release_set
 
 if TYPE_CHECKING:
@@ -108,6 +109,16 @@ def add_scan_arguments(
     parser.add_argument(
         "--output", "-o", metavar="FILE", help="also write the report here, not stdout"
     )
+    parser.add_argument(
+        "--report",
+        choices=REPORTS,
+        default="auto",
+        help=(
+            "full: check's whole report (the driver holds every verdict); summary: "
+            "counts, outcomes and the first findings of each kind (the driver holds "
+            f"only aggregates); auto: full up to {FULL_REPORT_LINES:,} input lines"
+        ),
+    )
     add_rule_flags(parser, matrix=False)
     parser.add_argument(
         "--conf",
@@ -156,6 +167,12 @@ def run_scan(args: argparse.Namespace, catalogue: Catalogue) -> int:
             parse_accept(item)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
+    if args.report == "summary" and args.format not in SUMMARY_FORMATS:
+        msg = (
+            f"--format {args.format} lists every finding; --report summary gives "
+            f"{', '.join(SUMMARY_FORMATS)}"
+        )
+        raise UsageError(msg)
     mode, notes = mode_notes(args.mode, pulled_mode(args.inventory))
     for note in notes:
         sys.stderr.write(note + "\n")
@@ -173,6 +190,7 @@ def run_scan(args: argparse.Namespace, catalogue: Catalogue) -> int:
                 fmt=args.format,
                 accept=args.accept,
                 fail_on=fail_on,
+                report=args.report,
             )
     except ScanError as exc:
         raise UsageError(str(exc)) from None
@@ -181,8 +199,8 @@ def run_scan(args: argparse.Namespace, catalogue: Catalogue) -> int:
             with contextlib.suppress(Exception):  # a JVM that is gone cannot stop
                 spark.stop()
     write_output(args, result.text)
-    warn_unmatched(result.report.accepted)
-    return 1 if fails(result.report, fail_on) else 0
+    warn_unmatched(result.summary.acceptances)
+    return 1 if result.summary.failing else 0
 
 
 def _need_java() -> None:

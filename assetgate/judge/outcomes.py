@@ -21,7 +21,7 @@ from assetgate.judge.gate import asset_id
 from assetgate.wire import OUTCOMES, Outcome
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
 
     from assetgate.catalogue.levels import ClusterOutcomeRule, ServerProfile
     from assetgate.judge.gate import Verdict
@@ -30,8 +30,10 @@ __all__ = [
     "OUTCOMES",
     "ClusterOutcome",
     "HealthFailure",
+    "causes",
     "cluster_outcomes",
     "health_failures",
+    "mark_down",
 ]
 
 
@@ -84,13 +86,26 @@ def cluster_outcomes(
     worded with the first causing asset (in report order).
     """
     outcomes, down = judge_clusters(verdicts, profile_of)
+    return mark_down(verdicts, down), outcomes
+
+
+def mark_down(verdicts: Iterable[Verdict], down: Mapping[str, str]) -> list[Verdict]:
+    """``verdicts`` with those of a down cluster (``down``: cluster -> reason) marked."""
     if not down:
-        return list(verdicts), outcomes
-    out: list[Verdict] = []
-    for verdict in verdicts:
-        reason = down.get(verdict.cluster)
-        out.append(verdict if reason is None else _unavailable(verdict, reason))
-    return out, outcomes
+        return list(verdicts)
+    return [
+        verdict
+        if (reason := down.get(verdict.cluster)) is None
+        else _unavailable(verdict, reason)
+        for verdict in verdicts
+    ]
+
+
+def causes(
+    rules: Sequence[ClusterOutcomeRule], verdict: Verdict
+) -> list[ClusterOutcomeRule]:
+    """The rules of a cluster's target (``profile.cluster_outcomes``) ``verdict`` triggers."""
+    return [rule for rule in rules if _matches(rule, verdict)]
 
 
 def judge_clusters(
@@ -126,20 +141,20 @@ def judge_clusters(
         rules, states, dropped = known
         if verdict.state not in states and not (dropped and verdict.dropped_fields):
             continue
-        for candidate in rules:
-            if _matches(candidate, verdict):
-                clusters[verdict.cluster].append((candidate, verdict))
+        clusters[verdict.cluster].extend(
+            (candidate, verdict) for candidate in causes(rules, verdict)
+        )
     outcomes: list[ClusterOutcome] = []
     down: dict[str, str] = {}
     for cluster in sorted(clusters):
-        causes = clusters[cluster]
+        found = clusters[cluster]
         target = profile_of(cluster).version.text
-        if not causes:
+        if not found:
             outcomes.append(
                 ClusterOutcome(cluster=cluster, target=target, outcome="ok")
             )
             continue
-        worst_rule, first = max(causes, key=lambda c: _SEVERITY[c[0].outcome])
+        worst_rule, first = max(found, key=lambda c: _SEVERITY[c[0].outcome])
         down[cluster] = worst_rule.asset_reason
         outcomes.append(
             ClusterOutcome(
@@ -152,8 +167,8 @@ def judge_clusters(
                     stream=first.stream,
                     name=first.name,
                 ),
-                assets=tuple(dict.fromkeys(asset_id(v) for _, v in causes)),
-                facts=tuple(dict.fromkeys(rule.id for rule, _ in causes)),
+                assets=tuple(dict.fromkeys(asset_id(v) for _, v in found)),
+                facts=tuple(dict.fromkeys(rule.id for rule, _ in found)),
             )
         )
     return outcomes, down

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from assetgate.judge.gate import Verdict
     from assetgate.judge.outcomes import ClusterOutcome
-    from assetgate.run.check import Overlap, Report, Summary
+    from assetgate.run.check import Overlap, Report, Summary, TargetInfo
 
 __all__ = [
     "DIGEST_PREFIX",
@@ -35,6 +35,7 @@ __all__ = [
     "FOLD_NOTE",
     "MARKDOWN_LIMIT",
     "PER_FILE",
+    "Targeted",
     "accepted_for",
     "account_counts",
     "assets_line",
@@ -59,6 +60,7 @@ __all__ = [
     "target_line",
     "verdict_line",
     "verdict_notes",
+    "verdict_words",
 ]
 
 
@@ -187,7 +189,16 @@ def account_counts(report: Report) -> list[tuple[tuple[str, str], Counter[str]]]
     return sorted(counts.items())
 
 
-def target_line(report: Report) -> str:
+class Targeted(Protocol):
+    """Anything that names its target: a report, or a scan's summary."""
+
+    @property
+    def target(self) -> TargetInfo:
+        """The target it was judged against."""
+        ...
+
+
+def target_line(report: Targeted) -> str:
     """The target line: the version, or each cluster's, and the mode."""
     target = report.target
     if target.clusters:
@@ -252,20 +263,32 @@ def own_text(verdict: Verdict) -> str:
 
 def verdict_line(report: Report) -> str:
     """The report's verdict in one sentence (what the text report's ``verdict:`` says)."""
-    down = down_clusters(report)
+    drift = sum(1 for v in report.assets if v.drift is not None)
+    return verdict_words(
+        down_clusters(report), len(report.health), report.summary, drift
+    )
+
+
+def verdict_words(
+    down: Sequence[ClusterOutcome], health: int, summary: Summary, drift: int
+) -> str:
+    """:func:`verdict_line` from its parts: down clusters, /healthz failures, counts.
+
+    ``drift``: how many assets carry a level-stamp drift flag. A scan too large for
+    its driver to hold the report words its verdict from aggregates with this.
+    """
     head = ""
     if down:
         named = ", ".join(f"{cluster_name(c)} ({c.outcome})" for c in down)
         noun = "cluster" if len(down) == 1 else "clusters"
         head = f"{len(down)} {noun} down: {named}; "
-    if report.health:
-        head += f"/healthz fails ({plural(len(report.health), 'asset', 'assets')} not recovered); "
-    return head + assets_line(report)
+    if health:
+        head += f"/healthz fails ({plural(health, 'asset', 'assets')} not recovered); "
+    return head + assets_line(summary, drift)
 
 
-def assets_line(report: Report) -> str:
+def assets_line(summary: Summary, drift: int) -> str:
     """The verdict sentence's account of the assets and what fails."""
-    summary = report.summary
     parts = [f"{getattr(summary, state)} {state}" for state in FINDING_STATES]
     parts = [part for part in parts if not part.startswith("0 ")]
     bad = summary.assets - summary.online
@@ -280,7 +303,6 @@ def assets_line(report: Report) -> str:
         if bad
         else f"all {summary.assets} assets online"
     )
-    drift = sum(1 for v in report.assets if v.drift is not None)
     tail = [
         plural(drift, "level-stamp drift", "level-stamp drifts"),
         plural(summary.overlaps, "overlap", "overlaps"),

@@ -91,9 +91,11 @@ __all__ = [
     "TargetInfo",
     "apply_acceptances",
     "assemble",
+    "asset_finding",
     "asset_hash",
     "asset_id",
     "check",
+    "cluster_finding",
     "compare_plans",
     "count_findings",
     "counted",
@@ -103,10 +105,13 @@ __all__ = [
     "inventory_digest",
     "iter_records",
     "make_plan",
+    "nothing_to_judge",
     "observed_targets",
+    "overlap_finding",
     "parse_accept",
     "parse_targets",
     "plan_digest",
+    "record_finding",
 ]
 
 OBSERVED_TARGET: Final = "observed"
@@ -333,54 +338,61 @@ def _failing(report: Report, fail_on: Iterable[str]) -> Iterator[_Finding]:
     wanted = failing_set(fail_on)
     for cluster in report.clusters:
         if cluster.outcome != "ok" and cluster.accepted is None:
-            yield functools.partial(_cluster_finding, cluster)
+            yield functools.partial(cluster_finding, cluster)
     if report.summary.assets == 0:
-        yield functools.partial(_plain, f"{NO_ASSETS}: {{}}", _nothing_to_judge(report))
+        yield functools.partial(nothing_to_judge, report.summary)
     for verdict in report.assets:
         state, drift = verdict.state, verdict.drift
         if state not in wanted and (drift is None or drift not in wanted):
             continue
         for rule in failing_rules(verdict, wanted):
-            yield functools.partial(_asset_finding, rule, verdict)
+            yield functools.partial(asset_finding, rule, verdict)
     if "record-error" in wanted:
         for error in report.errors:
             if error.accepted is None:
-                yield functools.partial(_plain, "record-error: {}", error.source)
+                yield functools.partial(record_finding, "record-error", error.source)
     if "overlap" in wanted:
         for overlap in report.overlaps:
             if overlap.accepted is None:
-                yield functools.partial(
-                    _plain,
-                    "overlap: {}/{} {} ~ {}",
-                    overlap.cluster,
-                    overlap.account,
-                    *overlap.streams,
-                )
+                yield functools.partial(overlap_finding, overlap)
     if "ignored" in wanted:
         for item in report.ignored:
             if item.accepted is None:
-                yield functools.partial(_plain, "ignored: {}", item.source)
+                yield functools.partial(record_finding, "ignored", item.source)
 
 
-def _plain(template: str, *values: str) -> tuple[str, str]:
-    return template.format(*values), ""
+# How each kind of finding is worded, with the server's words for it ("" for none):
+# check's summary and the scan's aggregates both word findings with these.
 
 
-def _cluster_finding(cluster: ClusterOutcome) -> tuple[str, str]:
+def cluster_finding(cluster: ClusterOutcome) -> tuple[str, str]:
+    """``crash: east`` and the cluster's reason."""
     name = shown_cluster(cluster.cluster)
     return f"{cluster.outcome}: {name}", cluster.reason or ""
 
 
-def _asset_finding(rule: str, verdict: Verdict) -> tuple[str, str]:
+def asset_finding(rule: str, verdict: Verdict) -> tuple[str, str]:
+    """``offline: east/ACC/S1`` and the asset's reason."""
     return f"{rule}: {asset_id(verdict)}", verdict.reason or ""
 
 
-def _nothing_to_judge(report: Report) -> str:
-    summary = report.summary
+def record_finding(rule: str, source: str) -> tuple[str, str]:
+    """``record-error: inv.jsonl:3`` (or ``ignored: ...``)."""
+    return f"{rule}: {source}", ""
+
+
+def overlap_finding(overlap: Overlap) -> tuple[str, str]:
+    """``overlap: east/ACC S1 ~ S2``."""
+    first, second = overlap.streams
+    return f"overlap: {overlap.cluster}/{overlap.account} {first} ~ {second}", ""
+
+
+def nothing_to_judge(summary: Summary) -> tuple[str, str]:
+    """The ``no-assets`` finding of an inventory with no asset to judge."""
     return (
-        f"no stream or consumer to judge in {summary.records} records "
+        f"{NO_ASSETS}: no stream or consumer to judge in {summary.records} records "
         f"({summary.errors} record errors, {summary.ignored} ignored)"
-    )
+    ), ""
 
 
 # --- prepared plans (KIP-939's prepared state) -------------------------------------------

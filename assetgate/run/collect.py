@@ -65,6 +65,7 @@ __all__ = [
     "overlap_entries",
     "parse_accept",
     "profile_for",
+    "target_info",
     "target_profile",
 ]
 
@@ -480,6 +481,22 @@ class Parts(msgspec.Struct, kw_only=True):
     hashes: list[bytes]
 
 
+def target_info(
+    profiles: Mapping[str, ServerProfile], targets: Mapping[str, str], mode: Mode
+) -> TargetInfo:
+    """A report's target: the default, else the lowest version (a rolling upgrade's weakest)."""
+    head = profiles.get(DEFAULT_CLUSTER) or min(
+        profiles.values(), key=lambda p: (p.version.release, p.version.text)
+    )
+    return TargetInfo(
+        version=head.version.text,
+        api_level=head.api_level,
+        mode=mode,
+        clusters={c: v for c, v in targets.items() if c != DEFAULT_CLUSTER},
+        default=targets.get(DEFAULT_CLUSTER),
+    )
+
+
 def assemble(
     parts: Parts,
     profiles: dict[str, ServerProfile],
@@ -506,18 +523,8 @@ def assemble(
     counts = dict.fromkeys(STATES, 0)
     for verdict in verdicts:
         counts[verdict.state] += 1
-    # the default target, else the lowest version (a rolling upgrade's weakest)
-    head = profiles.get(DEFAULT_CLUSTER) or min(
-        profiles.values(), key=lambda p: (p.version.release, p.version.text)
-    )
     return Report(
-        target=TargetInfo(
-            version=head.version.text,
-            api_level=head.api_level,
-            mode=mode,
-            clusters={c: v for c, v in targets.items() if c != DEFAULT_CLUSTER},
-            default=targets.get(DEFAULT_CLUSTER),
-        ),
+        target=target_info(profiles, targets, mode),
         catalogue=CatalogueInfo(digest=cat.digest),
         inventory=InventoryInfo(digest=inventory_digest(parts.hashes)),
         summary=Summary(

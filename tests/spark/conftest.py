@@ -6,6 +6,7 @@ Tests here are marked ``spark``. Without Java they are skipped with a reason, un
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -29,13 +30,16 @@ if TYPE_CHECKING:
 __all__ = [
     "FAST_CONF",
     "STARTUP_SECONDS",
+    "check_tables",
     "daemon_env",
     "free_port",
     "java_missing",
     "report_dict",
     "run_job",
     "skip_without_pyspark",
+    "sorted_rows",
     "stop_process",
+    "table_rows",
     "wait_for_port",
 ]
 
@@ -71,6 +75,65 @@ def skip_without_pyspark() -> None:
         if os.environ.get("ASSETGATE_REQUIRE_SPARK") == "1":
             raise
         pytest.skip(reason, allow_module_level=True)
+
+
+def table_rows(path: Path) -> list[dict[str, Any]]:
+    """A scan's Parquet table (a folder, maybe partitioned by cluster) as sorted rows.
+
+    The ``cluster`` partition comes back as the string it was (``""`` for
+    ``__HIVE_DEFAULT_PARTITION__``); rows are sorted by their JSON form, so that two
+    tables compare as multisets.
+    """
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+
+    partitioned = any(p.name.startswith("cluster=") for p in path.iterdir())
+    partitioning = (
+        ds.partitioning(pa.schema([("cluster", pa.string())]), flavor="hive")
+        if partitioned
+        else None
+    )
+    table = ds.dataset(path, format="parquet", partitioning=partitioning).to_table()
+    rows = table.to_pylist()
+    for row in rows:
+        if "cluster" in row and row["cluster"] is None:
+            row["cluster"] = ""
+    return sorted(rows, key=lambda row: json.dumps(row, sort_keys=True, default=str))
+
+
+def sorted_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows in :func:`table_rows`' order."""
+    return sorted(rows, key=lambda row: json.dumps(row, sort_keys=True, default=str))
+
+
+def check_tables(report: msgspec.Struct) -> dict[str, list[dict[str, Any]]]:
+    """The rows a scan's ``assets``/``errors``/``ignored`` tables must hold.
+
+    ``check --format json``'s entries plus ``source_file``/``line``, sorted as
+    :func:`table_rows` sorts them.
+    """
+    data = report_dict(report)
+
+    def where(source: str) -> dict[str, Any]:
+        name, _, line = source.partition("#")[0].rpartition(":")
+        return {"source_file": name, "line": int(line)}
+
+    return {
+        "assets": sorted_rows([{**a, **where(a["source"])} for a in data["assets"]]),
+        "errors": sorted_rows(
+            [
+                {k: e[k] for k in ("source", "message", "retriable")}
+                | where(e["source"])
+                for e in data["errors"]
+            ]
+        ),
+        "ignored": sorted_rows(
+            [
+                {k: i[k] for k in ("source", "reason")} | where(i["source"])
+                for i in data["ignored"]
+            ]
+        ),
+    }
 
 
 def report_dict(report: msgspec.Struct) -> dict[str, Any]:

@@ -24,12 +24,14 @@ from assetgate.run.check import check  # noqa: E402 (after the pyspark skip)
 from benchmarks.gen_inventory import generate  # noqa: E402 (after the pyspark skip)
 from tests.conftest import FIXTURES  # noqa: E402 (after the pyspark skip)
 from tests.spark.conftest import (  # noqa: E402 (after the pyspark skip)
+    check_tables,
     daemon_env,
     free_port,
     java_missing,
     report_dict,
     run_job,
     stop_process,
+    table_rows,
     wait_for_port,
 )
 
@@ -113,6 +115,10 @@ def test_spark_connect_gives_the_check_report(
         expected = check([str(inventory)], target="2.11.11", catalogue=catalogue)
         assert json.loads((out / "report.json").read_text()) == report_dict(expected)
         assert (out / "_SUCCESS").exists()
+        # the Connect server's executors wrote the tables: check's rows, as sets
+        tables = check_tables(expected)
+        for table in ("assets", "errors", "ignored"):
+            assert table_rows(out / table) == tables[table]
     # the generated fleet exercises bad lines, ignored records and overlaps
     assert expected.summary.errors > 0
     assert expected.summary.ignored > 0

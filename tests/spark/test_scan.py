@@ -14,18 +14,23 @@ from tests.spark.conftest import skip_without_pyspark
 
 skip_without_pyspark()
 
-from assetgate.batch import job  # noqa: E402 (after the pyspark skip)
+from assetgate.batch import job, output  # noqa: E402 (after the pyspark skip)
 from assetgate.batch.job import ScanError, scan  # noqa: E402 (after the pyspark skip)
 from assetgate.cli.scan import submit_main  # noqa: E402 (after the pyspark skip)
 from assetgate.run.check import check  # noqa: E402 (after the pyspark skip)
 from tests.conftest import FIXTURES, REPO  # noqa: E402 (after the pyspark skip)
-from tests.spark.conftest import report_dict  # noqa: E402 (after the pyspark skip)
+from tests.spark.conftest import (  # noqa: E402 (after the pyspark skip)
+    check_tables,
+    report_dict,
+    table_rows,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
     from assetgate.batch.job import ScanResult
     from assetgate.catalogue.levels import Catalogue
+    from assetgate.run.check import Report
 
 pytestmark = pytest.mark.spark
 
@@ -34,19 +39,10 @@ MIXED: Final = str(FIXTURES / "inventories" / "formats" / "mixed.jsonl")
 TARGET: Final = "2.11.11"
 
 
-def _rows(path: Path) -> list[dict[str, Any]]:
-    """A Parquet output folder's rows, part files in name order (the written order)."""
-    import pyarrow.parquet as pq
-
-    rows: list[dict[str, Any]] = []
-    for part in sorted(path.glob("part-*.parquet")):
-        rows.extend(pq.read_table(part).to_pylist())
-    return rows
-
-
-def _split(source: str) -> tuple[str, int]:
-    name, _, line = source.partition("#")[0].rpartition(":")
-    return name, int(line)
+def _full(result: ScanResult) -> Report:
+    """The scan's whole check report (a small inventory's ``--report auto``)."""
+    assert result.report is not None
+    return result.report
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +57,7 @@ def demo_scan(
 def test_report_equals_check(demo_scan: ScanResult, catalogue: Catalogue) -> None:
     """The scan's report is check's report: verdicts, errors, ignored, overlaps, digests."""
     expected = check([DEMO, MIXED], target=TARGET, catalogue=catalogue)
-    assert report_dict(demo_scan.report) == report_dict(expected)
+    assert report_dict(_full(demo_scan)) == report_dict(expected)
 
 
 def test_assets_parquet_has_check_fields_and_lines(
@@ -69,35 +65,33 @@ def test_assets_parquet_has_check_fields_and_lines(
 ) -> None:
     """assets/ holds one row per verdict, check's JSON fields plus source_file and line."""
     expected = check([DEMO, MIXED], target=TARGET, catalogue=catalogue)
-    rows = _rows(Path(demo_scan.out) / "assets")
-    wanted = []
-    for verdict in expected.assets:
-        data = report_dict(verdict)
-        data["unknown_fields"] = list(verdict.unknown_fields)
-        data["dropped_fields"] = list(verdict.dropped_fields)
-        name, line = _split(verdict.source)
-        wanted.append({**data, "source_file": name, "line": line})
-    assert rows == wanted
+    rows = table_rows(Path(demo_scan.out) / "assets")
+    assert rows == check_tables(expected)["assets"]
+    assert len(rows) == expected.summary.assets
 
 
-def test_errors_parquet_names_file_and_line(
+def test_errors_and_ignored_parquet_name_file_and_line(
     demo_scan: ScanResult, catalogue: Catalogue
 ) -> None:
-    """errors/ rows carry check's message, its file and 1-based line, and retriable."""
+    """errors/ and ignored/ rows carry check's words, the file and 1-based line."""
     expected = check([DEMO, MIXED], target=TARGET, catalogue=catalogue)
-    rows = _rows(Path(demo_scan.out) / "errors")
-    wanted = [
-        {
-            "source": e.source,
-            "source_file": _split(e.source)[0],
-            "line": _split(e.source)[1],
-            "message": e.message,
-            "retriable": e.retriable,
-        }
-        for e in expected.errors
+    wanted = check_tables(expected)
+    for table in ("errors", "ignored"):
+        rows = table_rows(Path(demo_scan.out) / table)
+        assert rows == wanted[table]
+        assert len(rows) > 0
+
+
+def test_assets_and_overlaps_are_partitioned_by_cluster(demo_scan: ScanResult) -> None:
+    """assets/ has one cluster=NAME folder per cluster (Spark's default one for "")."""
+    folders = sorted(
+        p.name for p in (Path(demo_scan.out) / "assets").iterdir() if p.is_dir()
+    )
+    assert folders == [
+        "cluster=__HIVE_DEFAULT_PARTITION__",
+        "cluster=east",
+        "cluster=west",
     ]
-    assert rows == wanted
-    assert len(rows) > 0
 
 
 def test_summary_json_is_checks_summary(
@@ -148,7 +142,7 @@ def test_report_file_is_checks_rendering(demo_scan: ScanResult) -> None:
     from assetgate.report.formats import render
 
     text = (Path(demo_scan.out) / "report.txt").read_text(encoding="utf-8")
-    assert text == demo_scan.text == render(demo_scan.report, "text")
+    assert text == demo_scan.text == render(_full(demo_scan), "text")
 
 
 def _generated(path: Path) -> Path:
@@ -205,8 +199,11 @@ def test_generated_inventory_split_in_blocks_equals_check(
     assert blocks > 5
     assert expected.summary.overlaps > 0
     assert expected.summary.errors > 0
-    assert report_dict(result.report) == report_dict(expected)
-    hubs = _rows(tmp_path / "out" / "overlaps")
+    assert report_dict(_full(result)) == report_dict(expected)
+    hubs = table_rows(tmp_path / "out" / "overlaps")
+    tables = check_tables(expected)
+    for table in ("assets", "errors", "ignored"):
+        assert table_rows(tmp_path / "out" / table) == tables[table]
     assert sum(row["pairs"] for row in hubs) == expected.summary.overlaps
     catch_all = [row for row in hubs if row["stream"] == "ALL"]
     assert len(catch_all) == 1
@@ -330,9 +327,8 @@ def test_accept_marks_what_check_marks(
     )
     expected = check([str(source)], target=TARGET, catalogue=catalogue, accept=accept)
     assert expected.summary.accepted > 0
-    assert report_dict(result.report) == report_dict(expected)
-    rows = _rows(out / "assets")
-    assert [row["accepted"] for row in rows] == [v.accepted for v in expected.assets]
+    assert report_dict(_full(result)) == report_dict(expected)
+    assert table_rows(out / "assets") == check_tables(expected)["assets"]
 
 
 def test_malformed_accept_is_refused_before_spark_runs(
@@ -362,11 +358,8 @@ def test_down_cluster_is_checks_outcome(
         ("east", "meta_unavailable"),
         ("west", "ok"),
     ]
-    assert report_dict(result.report) == report_dict(expected)
-    rows = _rows(out / "assets")
-    assert [(r["state"], r["own_state"]) for r in rows] == [
-        (v.state, v.own_state) for v in expected.assets
-    ]
+    assert report_dict(_full(result)) == report_dict(expected)
+    assert table_rows(out / "assets") == check_tables(expected)["assets"]
 
 
 def test_empty_and_blank_inputs_give_an_empty_report(
@@ -382,10 +375,10 @@ def test_empty_and_blank_inputs_give_an_empty_report(
         spark, inputs, tmp_path / "out", targets={"*": TARGET}, catalogue=catalogue
     )
     expected = check(inputs, target=TARGET, catalogue=catalogue)
-    assert report_dict(result.report) == report_dict(expected)
+    assert report_dict(_full(result)) == report_dict(expected)
     assert expected.summary.records == 0
     for folder in ("assets", "errors", "ignored", "overlaps"):
-        assert _rows(tmp_path / "out" / folder) == []
+        assert table_rows(tmp_path / "out" / folder) == []
     assert (tmp_path / "out" / "_SUCCESS").exists()
 
 
@@ -457,7 +450,7 @@ def test_stale_work_folders_of_dead_scans_are_removed(
         check=True,
     )
     gone = int(dead.stdout)
-    host = job._HOST
+    host = output._HOST
     old = 1_000_000_000  # 2001: older than any run
     stale = [
         tmp_path / f".out.tmp-{host}-{gone}-{'a' * 12}",
@@ -547,3 +540,138 @@ def test_a_jvm_that_dies_mid_scan_ends_the_command_with_exit_2(tmp_path: Path) -
     )
     assert b"Traceback" not in err
     assert not (tmp_path / "out").exists()
+
+
+def test_summary_report_gives_the_full_reports_summary_and_tables(
+    spark: SparkSession, catalogue: Catalogue, tmp_path: Path
+) -> None:
+    """--report summary (no report on the driver) writes full's summary.json and check's rows."""
+    source = _generated(tmp_path / "fleet.jsonl")
+    targets = {"*": TARGET, "east": "2.12.8"}
+    accept = ["overlap:*/*/ALL", "stamp_missing:*/*/S1*", "record-error:*:4*"]
+    runs = {
+        report: scan(
+            spark,
+            [str(source)],
+            tmp_path / report,
+            targets=targets,
+            catalogue=catalogue,
+            accept=accept,
+            report=report,
+        )
+        for report in ("full", "summary")
+    }
+    expected = check([str(source)], target=targets, catalogue=catalogue, accept=accept)
+    assert runs["summary"].report is None
+    assert report_dict(_full(runs["full"])) == report_dict(expected)
+    bodies = [json.loads((tmp_path / r / "summary.json").read_text()) for r in runs]
+    assert bodies[0] == bodies[1]
+    assert bodies[0]["failing"] > 0
+    assert bodies[0]["summary"]["accepted"] > 0
+    assert set(bodies[0]["findings"]) >= {"stamp_missing"}
+    tables = check_tables(expected)
+    for table in ("assets", "errors", "ignored"):
+        assert table_rows(tmp_path / "summary" / table) == tables[table]
+    hubs = table_rows(tmp_path / "summary" / "overlaps")
+    assert sum(row["pairs"] for row in hubs) == expected.summary.overlaps > 0
+    text = (tmp_path / "summary" / "report.txt").read_text()
+    assert text == runs["summary"].text
+    assert "report: summary" in text
+    assert text.rstrip().endswith(bodies[0]["verdict"])
+
+
+def test_auto_keeps_only_the_summary_above_its_line_limit(
+    spark: SparkSession, catalogue: Catalogue, tmp_path: Path
+) -> None:
+    """--report auto holds check's report up to the limit, and only aggregates above it."""
+    small = scan(
+        spark, [MIXED], tmp_path / "a", targets={"*": TARGET}, catalogue=catalogue
+    )
+    large = scan(
+        spark,
+        [MIXED],
+        tmp_path / "b",
+        targets={"*": TARGET},
+        catalogue=catalogue,
+        full_report_lines=3,
+    )
+    assert small.report is not None
+    assert large.report is None
+    assert large.summary == small.summary
+
+
+def test_summary_report_refuses_a_format_that_lists_every_finding(
+    spark: SparkSession, catalogue: Catalogue, tmp_path: Path
+) -> None:
+    """SARIF needs every finding: with only a summary the scan refuses and writes nothing."""
+    for report, limit in (("summary", 200_000), ("auto", 3)):
+        with pytest.raises(ScanError, match="--format sarif lists every finding"):
+            scan(
+                spark,
+                [MIXED],
+                tmp_path / "out",
+                targets={"*": TARGET},
+                catalogue=catalogue,
+                fmt="sarif",
+                report=report,
+                full_report_lines=limit,
+            )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_uri_output_is_written_in_place_and_replaced(
+    spark: SparkSession, catalogue: Catalogue, tmp_path: Path
+) -> None:
+    """A file:// URI goes through Hadoop's filesystem: marker, tables, _SUCCESS last."""
+    out = tmp_path / "out"
+    uri = out.as_uri()
+    first = scan(spark, [DEMO], uri, targets={"*": TARGET}, catalogue=catalogue)
+    expected = check([DEMO], target=TARGET, catalogue=catalogue)
+    assert first.out == uri
+    assert table_rows(out / "assets") == check_tables(expected)["assets"]
+    assert (out / "_assetgate").exists()
+    files = [p for p in out.rglob("*") if p.is_file() and not p.name.startswith(".")]
+    newest = max(files, key=lambda p: p.stat().st_mtime_ns)
+    assert newest.name == "_SUCCESS"
+    assert newest.parent == out
+    scan(spark, [MIXED], uri, targets={"*": TARGET}, catalogue=catalogue, fmt="json")
+    assert not (out / "report.txt").exists()
+    assert (out / "report.json").exists()
+    expected = check([MIXED], target=TARGET, catalogue=catalogue)
+    assert table_rows(out / "assets") == check_tables(expected)["assets"]
+
+
+def test_failed_uri_run_leaves_no_success(
+    spark: SparkSession,
+    catalogue: Catalogue,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A URI run that fails after it started leaves a folder that does not look complete."""
+    out = tmp_path / "out"
+    scan(spark, [MIXED], out.as_uri(), targets={"*": TARGET}, catalogue=catalogue)
+
+    def broken(*_: object, **__: object) -> None:
+        raise ScanError("lines or records not accounted for: simulated")
+
+    monkeypatch.setattr(job, "_account", broken)
+    with pytest.raises(ScanError, match="simulated"):
+        scan(spark, [DEMO], out.as_uri(), targets={"*": TARGET}, catalogue=catalogue)
+    assert not (out / "_SUCCESS").exists()
+    assert (out / "_assetgate").exists()
+
+
+def test_uri_output_refuses_a_folder_that_is_not_a_scan(
+    spark: SparkSession, catalogue: Catalogue, tmp_path: Path
+) -> None:
+    """A non-empty folder without _SUCCESS or _assetgate is not replaced through a URI."""
+    (tmp_path / "keep.txt").write_text("not a scan")
+    with pytest.raises(ScanError, match="not a scan's output"):
+        scan(
+            spark,
+            [MIXED],
+            tmp_path.as_uri(),
+            targets={"*": TARGET},
+            catalogue=catalogue,
+        )
+    assert [p.name for p in tmp_path.iterdir()] == ["keep.txt"]

@@ -15,14 +15,18 @@ from tests.spark.conftest import skip_without_pyspark
 skip_without_pyspark()
 
 from assetgate.batch.job import scan  # noqa: E402 (after the pyspark skip)
+from assetgate.run.check import check  # noqa: E402 (after the pyspark skip)
+from benchmarks.gen_inventory import generate  # noqa: E402 (after the pyspark skip)
 from tests.conftest import FIXTURES  # noqa: E402 (after the pyspark skip)
 from tests.spark.conftest import (  # noqa: E402 (after the pyspark skip)
     STARTUP_SECONDS,
+    check_tables,
     daemon_env,
     free_port,
     report_dict,
     run_job,
     stop_process,
+    table_rows,
     wait_for_port,
 )
 
@@ -114,13 +118,26 @@ def standalone(tmp_path: Path) -> Iterator[str]:
 def test_standalone_cluster_gives_the_local_result(
     spark: SparkSession, catalogue: Catalogue, standalone: str, tmp_path: Path
 ) -> None:
-    """A scan submitted to a standalone master writes what the local session writes."""
+    """A scan submitted to a standalone master writes what the local session writes.
+
+    The inventory is the demo plus a generated fleet with bad lines; the worker's
+    executor writes the tables, which hold check's rows.
+    """
+    fleet = tmp_path / "fleet.jsonl"
+    fleet.write_bytes(
+        Path(DEMO).read_bytes()
+        + b"".join(generate(400, seed=7, bad_fraction=0.05, overlap_fraction=0.05))
+    )
     local = scan(
-        spark, [DEMO], tmp_path / "local", targets={"*": "2.11.11"}, catalogue=catalogue
+        spark,
+        [str(fleet)],
+        tmp_path / "local",
+        targets={"*": "2.11.11"},
+        catalogue=catalogue,
     )
     out = tmp_path / "remote"
     done = run_job(
-        DEMO,
+        fleet,
         out,
         standalone,
         "spark.executor.memory=512m",
@@ -128,9 +145,15 @@ def test_standalone_cluster_gives_the_local_result(
         "spark.sql.shuffle.partitions=2",
     )
     assert done.returncode == 1, done.stderr.decode(errors="replace")[-3000:]
+    expected = check([str(fleet)], target="2.11.11", catalogue=catalogue)
+    assert expected.summary.errors > 0
     remote = json.loads((out / "report.json").read_text())
-    assert remote == report_dict(local.report)
+    assert local.report is not None
+    assert remote == report_dict(local.report) == report_dict(expected)
     assert (out / "_SUCCESS").exists()
     assert json.loads((out / "summary.json").read_text()) == json.loads(
         (tmp_path / "local" / "summary.json").read_text()
     )
+    tables = check_tables(expected)
+    for table in ("assets", "errors", "ignored"):
+        assert table_rows(out / table) == tables[table]

@@ -51,14 +51,8 @@ def test_decode_column_of_nothing_is_empty() -> None:
     assert decode_column(empty, _DECODER) == []
 
 
-def _tables(assets: int, errors: int, ignored: int) -> dict[str, pa.Table]:
-    pairs = pa.array([], pa.int32())
-    return {
-        "assets": pa.table({"n": list(range(assets))}),
-        "errors": pa.table({"n": list(range(errors))}),
-        "ignored": pa.table({"n": list(range(ignored))}),
-        "overlaps": pa.table({"pairs": pairs}),
-    }
+def _written(assets: int, errors: int, ignored: int) -> dict[str, int]:
+    return {"assets": assets, "errors": errors, "ignored": ignored, "pairs": 0}
 
 
 def _summary(assets: int, errors: int, ignored: int) -> Summary:
@@ -77,35 +71,44 @@ def _summary(assets: int, errors: int, ignored: int) -> Summary:
 def test_accounting_passes_when_every_line_is_accounted_for() -> None:
     """Blank lines and lines with entries make up every row Spark counted."""
     block = SplitCount(path="f", start=0, rows=4, blank=1, lines=3, asset=3, error=1)
-    _account({("f", 0): 4}, [block], _tables(3, 1, 0), _summary(3, 1, 0))
+    _account({("f", 0): 4}, [block], _written(3, 1, 0), _summary(3, 1, 0), 3)
 
 
 @pytest.mark.parametrize(
-    ("counts", "block", "message"),
+    ("counts", "block", "hashed", "message"),
     [
         (
             {("f", 0): 5},
             SplitCount(path="f", start=0, rows=4, blank=1, lines=3, asset=3, error=1),
+            3,
             "lines per file split",
         ),
         (
             {("f", 0): 4},
             SplitCount(path="f", start=0, rows=4, blank=1, lines=2, asset=3, error=1),
+            3,
             "1 non-blank lines gave no entry",
         ),
         (
             {("f", 0): 4},
             SplitCount(path="f", start=0, rows=4, blank=1, lines=3, asset=4, error=1),
+            3,
             "asset entries: judged 4, written 3, reported 3",
+        ),
+        (
+            {("f", 0): 4},
+            SplitCount(path="f", start=0, rows=4, blank=1, lines=3, asset=3, error=1),
+            2,
+            "asset hashes: judged 3, digested 2",
         ),
     ],
 )
 def test_accounting_refuses_what_does_not_add_up(
-    counts: dict[tuple[str, int], int], block: SplitCount, message: str
+    counts: dict[tuple[str, int], int], block: SplitCount, hashed: int, message: str
 ) -> None:
-    """A line Spark counted but the function never saw, a silent line, a lost entry."""
+    """A line Spark counted but never judged, a silent line, a lost entry or hash."""
     with pytest.raises(ScanError, match=message):
-        _account(counts, [block], _tables(3, 1, 0), _summary(3, 1, 0))
+        _account(counts, [block], _written(3, 1, 0), _summary(3, 1, 0), hashed)
 
 
 def test_judge_stage_refuses_an_over_long_line_as_the_file_reader_does(

@@ -507,6 +507,33 @@ def test_scan_refuses_a_release_set(
     assert (code, "is `assetgate check`" in err, err.count("\n")) == (2, True, 1)
 
 
+def test_scan_summary_refuses_a_listing_format_before_spark(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`scan --report summary --format sarif` is a usage error (one line), before Spark."""
+    code = main(
+        [
+            "scan",
+            "fixtures/inventories/demo.jsonl",
+            "--target",
+            "2.11.11",
+            "--report",
+            "summary",
+            "--format",
+            "sarif",
+            "--out",
+            str(tmp_path / "out"),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert (code, "--format sarif lists every finding" in err, err.count("\n")) == (
+        2,
+        True,
+        1,
+    )
+    assert not (tmp_path / "out").exists()
+
+
 _LOADED: Final = """
 import sys
 from assetgate.cli.main import main

@@ -1,0 +1,247 @@
+"""The scan's passes over settled rows: final verdicts, their tally, the digest.
+
+Once the driver knows each cluster's outcome (from the few ``_cause`` rows), the
+executors finish every verdict where it lies: :func:`final_verdicts` marks the assets
+of a down cluster ``unavailable`` (:func:`~assetgate.judge.outcomes.mark_down`) and
+applies the acceptances (:func:`~assetgate.judge.accept.apply_acceptances`), exactly
+as ``check``'s ``assemble`` does. :func:`asset_batches` turns them into the rows of
+``assets/``; :func:`tally_batches` adds up every entry of a partition into one
+:class:`~assetgate.run.aggregate.Partial` for the driver to merge; and
+:func:`digest_batches` hashes the sorted per-asset hashes in one task, as
+:func:`~assetgate.run.collect.inventory_digest` does. Nothing here holds more than
+one Arrow batch (and a partition's tally).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import operator
+from typing import TYPE_CHECKING, Any, Final
+
+import msgspec
+
+from assetgate.batch.schema import ASSET, DIGEST, TALLY, arrow_schema
+from assetgate.batch.transform import ScanContext, decode_column, large_binary_id
+from assetgate.inventory.read import Ignored
+from assetgate.judge.accept import Accepted, apply_acceptances
+from assetgate.judge.gate import Mode, Verdict
+from assetgate.judge.outcomes import health_failures, mark_down
+from assetgate.run.aggregate import Tally
+from assetgate.run.collect import ErrorEntry, Overlap, target_profile
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Sequence
+
+    import pyarrow as pa
+
+__all__ = [
+    "PLACE",
+    "Finish",
+    "asset_batches",
+    "asset_order",
+    "digest_batches",
+    "final_verdicts",
+    "overlap_pairs",
+    "tally_batches",
+]
+
+
+class Finish(msgspec.Struct, frozen=True, kw_only=True):
+    """What finishing a verdict needs besides the verdict, pickled to every task.
+
+    Attributes:
+        down: cluster -> the reason its assets get, for each cluster the target takes
+            down (``judge_clusters``' second half).
+        rules: the acceptances, ``(rule, pattern)``, in the order given.
+        fail_on: what fails the run (``check``'s ``--fail-on``).
+        mode: ``single`` or ``cluster``.
+    """
+
+    down: dict[str, str]
+    rules: list[tuple[str, str]]
+    fail_on: tuple[str, ...]
+    mode: Mode
+
+
+# the SCAN columns that place an asset in check's report order
+PLACE: Final = (
+    "cluster",
+    "account",
+    "stream",
+    "_duplicate",
+    "_position",
+    "_rank",
+    "source_file",
+    "line",
+    "_entry",
+)
+
+
+@functools.cache
+def _verdicts_decoder() -> msgspec.msgpack.Decoder[list[Verdict]]:
+    return msgspec.msgpack.Decoder(list[Verdict])
+
+
+def asset_order(place: Sequence[Any]) -> tuple[Any, ...]:
+    """An asset's place in ``check``'s report order, from its ``PLACE`` columns.
+
+    Settled assets by (cluster, account, stream, position: the stream first, then its
+    consumers by name), then duplicate stream records in input order.
+    """
+    cluster, account, stream, duplicate, position, rank, name, line, entry = place
+    if duplicate:
+        return (1, rank, name, line, entry)
+    return (0, cluster, account, stream, position)
+
+
+def final_verdicts(
+    batch: pa.RecordBatch, fin: Finish
+) -> tuple[list[Verdict], Accepted]:
+    """The verdicts of a batch of settled asset rows as the report holds them.
+
+    Marked ``unavailable`` when their cluster is down, then covered by the acceptances;
+    also returns what each acceptance matched in this batch.
+    """
+    import pyarrow as pa
+
+    settled = decode_column(
+        pa.chunked_array([batch.column("_verdict")]), _verdicts_decoder()
+    )
+    marked = apply_acceptances(mark_down(settled, fin.down), [], fin.rules)
+    return marked.verdicts, marked
+
+
+def asset_batches(
+    fin: Finish, batches: Iterable[pa.RecordBatch]
+) -> Iterator[pa.RecordBatch]:
+    """Settled asset rows -> rows of ``assets/`` (the ``ASSET`` columns)."""
+    import pyarrow as pa
+
+    schema = arrow_schema(ASSET)
+    for batch in batches:
+        if not batch.num_rows:
+            continue
+        verdicts, _ = final_verdicts(batch, fin)
+        # one field at a time: no row tuples for the cyclic GC to track and walk
+        arrays = [
+            pa.array(
+                map(operator.attrgetter(name), verdicts),
+                schema.field(name).type,
+                size=len(verdicts),
+            )
+            for name in Verdict.__struct_fields__
+        ]
+        arrays += [batch.column("source_file"), batch.column("line")]
+        yield pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def tally_batches(
+    ctx: ScanContext, fin: Finish, batches: Iterable[pa.RecordBatch]
+) -> Iterator[pa.RecordBatch]:
+    """Every entry of a partition (assets, overlaps, errors, ignored) -> one tally row."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    tally = Tally(fin.fail_on, len(fin.rules))
+    profile_of = functools.partial(target_profile, ctx.profiles)
+    for batch in batches:
+        record = batch.column("record")
+        assets = batch.filter(pc.equal(record, "asset"))
+        if assets.num_rows:
+            verdicts, marked = final_verdicts(assets, fin)
+            places = zip(
+                *(assets.column(name).to_pylist() for name in PLACE), strict=True
+            )
+            for place, verdict in zip(places, verdicts, strict=True):
+                order = asset_order(place)
+                tally.add_asset(order, verdict)
+                if verdict.check is not None and verdict.state == "unloadable":
+                    for failure in health_failures([verdict], fin.mode, profile_of):
+                        tally.add_health(order, failure)
+            tally.add_matched(marked.accepted)
+        _tally_others(batch.filter(pc.invert(pc.equal(record, "asset"))), fin, tally)
+    yield pa.RecordBatch.from_pylist(
+        [{"_partial": msgspec.msgpack.encode(tally.partial())}],
+        schema=arrow_schema(TALLY),
+    )
+
+
+def _tally_others(batch: pa.RecordBatch, fin: Finish, tally: Tally) -> None:
+    """Overlap, error and ignored rows of a batch into ``tally``."""
+    if not batch.num_rows:
+        return
+    rows = batch.to_pylist()
+    pairs = [
+        pair
+        for row in rows
+        if row["record"] == "overlap"
+        for pair in overlap_pairs(row)
+    ]
+    errors: list[tuple[tuple[Any, ...], ErrorEntry]] = []
+    ignored: list[tuple[tuple[Any, ...], Ignored]] = []
+    for row in rows:
+        order = (row["_rank"], row["source_file"], row["line"], row["_entry"])
+        if row["record"] == "error":
+            entry = ErrorEntry(
+                source=row["source"], message=row["message"], retriable=row["retriable"]
+            )
+            errors.append((order, entry))
+        elif row["record"] == "ignored":
+            ignored.append((order, Ignored(source=row["source"], reason=row["reason"])))
+    marked = apply_acceptances(
+        [],
+        pairs,
+        fin.rules,
+        errors=[e for _, e in errors],
+        ignored=[i for _, i in ignored],
+    )
+    for overlap in marked.overlaps:
+        tally.add_overlap((overlap.cluster, overlap.account, overlap.streams), overlap)
+    for (order, _), error in zip(errors, marked.errors, strict=True):
+        tally.add_error(order, error)
+    for (order, _), item in zip(ignored, marked.ignored, strict=True):
+        tally.add_ignored(order, item)
+    tally.add_matched(marked.accepted)
+
+
+def overlap_pairs(row: dict[str, Any]) -> list[Overlap]:
+    """``check``'s one-entry-per-pair overlaps of one ``overlaps/`` row (a busy side)."""
+    hub = (row["stream"], row["subject"], bool(row["offline"]))
+    out: list[Overlap] = []
+    for other in row["overlaps"]:
+        a, b = sorted(
+            [hub, (other["stream"], other["subject"], bool(other["offline"]))]
+        )
+        out.append(
+            Overlap(
+                cluster=row["cluster"],
+                account=row["account"],
+                streams=(a[0], b[0]),
+                subjects=(a[1], b[1]),
+                offline=tuple(side[0] for side in (a, b) if side[2]),
+            )
+        )
+    return out
+
+
+def digest_batches(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """The per-asset hashes (``_hash``), sorted, of one task -> the inventory digest."""
+    import pyarrow as pa
+
+    digest = hashlib.sha256()
+    count = 0
+    for batch in batches:
+        chunk = batch.column("_hash")
+        count += len(chunk)
+        if not len(chunk):
+            continue
+        # the values lie back to back in the data buffer: hash that slice in one call
+        _, offsets_buffer, data = chunk.buffers()
+        large = chunk.type.id == large_binary_id()
+        offsets = memoryview(offsets_buffer).cast("q" if large else "i")
+        start, end = offsets[chunk.offset], offsets[chunk.offset + len(chunk)]
+        digest.update(memoryview(data)[start:end])
+    yield pa.RecordBatch.from_pylist(
+        [{"digest": digest.hexdigest(), "hashes": count}], schema=arrow_schema(DIGEST)
+    )
