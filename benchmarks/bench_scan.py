@@ -162,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     same = True
     rows = []
     with tempfile.TemporaryDirectory() as folder:
-        for size in sorted({*args.sizes, args.compare}):
+        for size in sorted({*args.sizes, args.compare} - {0}):
             path = inventory(size)
             out = Path(folder) / f"scan-{size}"
             measured = _run_child(path, out, args.master)

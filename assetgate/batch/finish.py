@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
+from assetgate.batch.arrow import decode_column, value_bytes
 from assetgate.batch.schema import ASSET, DIGEST, TALLY, arrow_schema
-from assetgate.batch.transform import ScanContext, decode_column, large_binary_id
 from assetgate.inventory.read import Ignored
 from assetgate.judge.accept import Accepted, apply_acceptances
 from assetgate.judge.gate import Mode, Verdict
@@ -31,9 +31,11 @@ from assetgate.run.aggregate import Tally
 from assetgate.run.collect import ErrorEntry, Overlap, target_profile
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
     import pyarrow as pa
+
+    from assetgate.catalogue.levels import ServerProfile
 
 __all__ = [
     "PLACE",
@@ -43,7 +45,10 @@ __all__ = [
     "digest_batches",
     "final_verdicts",
     "overlap_pairs",
+    "tally_assets",
     "tally_batches",
+    "tally_others",
+    "verdict_arrays",
 ]
 
 
@@ -96,82 +101,100 @@ def asset_order(place: Sequence[Any]) -> tuple[Any, ...]:
 
 
 def final_verdicts(
-    batch: pa.RecordBatch, fin: Finish
+    settled: Sequence[Verdict], fin: Finish
 ) -> tuple[list[Verdict], Accepted]:
-    """The verdicts of a batch of settled asset rows as the report holds them.
+    """Settled verdicts as the report holds them, and what each acceptance matched.
 
-    Marked ``unavailable`` when their cluster is down, then covered by the acceptances;
-    also returns what each acceptance matched in this batch.
+    Marked ``unavailable`` when their cluster is down, then covered by the
+    acceptances, as ``check``'s ``assemble`` does.
+    """
+    marked = apply_acceptances(mark_down(settled, fin.down), [], fin.rules)
+    return marked.verdicts, marked
+
+
+def verdict_arrays(verdicts: Sequence[Verdict], schema: pa.Schema) -> list[pa.Array]:
+    """The ``Verdict`` fields of ``verdicts``, one Arrow array each, typed by ``schema``.
+
+    One field at a time: no row tuples for the cyclic GC to track and walk.
     """
     import pyarrow as pa
 
-    settled = decode_column(
-        pa.chunked_array([batch.column("_verdict")]), _verdicts_decoder()
-    )
-    marked = apply_acceptances(mark_down(settled, fin.down), [], fin.rules)
-    return marked.verdicts, marked
+    return [
+        pa.array(
+            map(operator.attrgetter(name), verdicts),
+            schema.field(name).type,
+            size=len(verdicts),
+        )
+        for name in Verdict.__struct_fields__
+    ]
+
+
+def tally_assets(
+    tally: Tally,
+    places: Iterable[Sequence[Any]],
+    verdicts: Sequence[Verdict],
+    fin: Finish,
+    profile_of: Callable[[str], ServerProfile],
+) -> None:
+    """Final verdicts (with their ``PLACE`` columns) into ``tally``, health included."""
+    for place, verdict in zip(places, verdicts, strict=True):
+        order = asset_order(place)
+        tally.add_asset(order, verdict)
+        if verdict.check is not None and verdict.state == "unloadable":
+            for failure in health_failures([verdict], fin.mode, profile_of):
+                tally.add_health(order, failure)
 
 
 def asset_batches(
     fin: Finish, batches: Iterable[pa.RecordBatch]
 ) -> Iterator[pa.RecordBatch]:
-    """Settled asset rows -> rows of ``assets/`` (the ``ASSET`` columns)."""
+    """A down cluster's settled asset rows -> rows of ``assets/`` (``ASSET``)."""
     import pyarrow as pa
 
     schema = arrow_schema(ASSET)
     for batch in batches:
         if not batch.num_rows:
             continue
-        verdicts, _ = final_verdicts(batch, fin)
-        # one field at a time: no row tuples for the cyclic GC to track and walk
-        arrays = [
-            pa.array(
-                map(operator.attrgetter(name), verdicts),
-                schema.field(name).type,
-                size=len(verdicts),
-            )
-            for name in Verdict.__struct_fields__
-        ]
+        verdicts, _ = final_verdicts(_settled(batch), fin)
+        arrays = verdict_arrays(verdicts, schema)
         arrays += [batch.column("source_file"), batch.column("line")]
         yield pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
 def tally_batches(
-    ctx: ScanContext, fin: Finish, batches: Iterable[pa.RecordBatch]
+    profiles: Mapping[str, ServerProfile],
+    fin: Finish,
+    batches: Iterable[pa.RecordBatch],
 ) -> Iterator[pa.RecordBatch]:
-    """Every entry of a partition (assets, overlaps, errors, ignored) -> one tally row."""
+    """A down cluster's settled asset rows -> one tally row for the partition."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     tally = Tally(fin.fail_on, len(fin.rules))
-    profile_of = functools.partial(target_profile, ctx.profiles)
+    profile_of = functools.partial(target_profile, profiles)
     for batch in batches:
-        record = batch.column("record")
-        assets = batch.filter(pc.equal(record, "asset"))
-        if assets.num_rows:
-            verdicts, marked = final_verdicts(assets, fin)
-            places = zip(
-                *(assets.column(name).to_pylist() for name in PLACE), strict=True
-            )
-            for place, verdict in zip(places, verdicts, strict=True):
-                order = asset_order(place)
-                tally.add_asset(order, verdict)
-                if verdict.check is not None and verdict.state == "unloadable":
-                    for failure in health_failures([verdict], fin.mode, profile_of):
-                        tally.add_health(order, failure)
-            tally.add_matched(marked.accepted)
-        _tally_others(batch.filter(pc.invert(pc.equal(record, "asset"))), fin, tally)
+        if not batch.num_rows:
+            continue
+        verdicts, marked = final_verdicts(_settled(batch), fin)
+        places = zip(*(batch.column(name).to_pylist() for name in PLACE), strict=True)
+        tally_assets(tally, places, verdicts, fin, profile_of)
+        tally.add_matched(marked.accepted)
     yield pa.RecordBatch.from_pylist(
         [{"_partial": msgspec.msgpack.encode(tally.partial())}],
         schema=arrow_schema(TALLY),
     )
 
 
-def _tally_others(batch: pa.RecordBatch, fin: Finish, tally: Tally) -> None:
-    """Overlap, error and ignored rows of a batch into ``tally``."""
-    if not batch.num_rows:
-        return
-    rows = batch.to_pylist()
+def _settled(batch: pa.RecordBatch) -> list[Verdict]:
+    import pyarrow as pa
+
+    return decode_column(
+        pa.chunked_array([batch.column("_verdict")]), _verdicts_decoder()
+    )
+
+
+def tally_others(rows: Iterable[dict[str, Any]], fin: Finish, tally: Tally) -> None:
+    """Overlap, error and ignored rows (``SCAN`` columns as dicts) into ``tally``."""
+    rows = list(rows)
     pairs = [
         pair
         for row in rows
@@ -236,12 +259,8 @@ def digest_batches(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch
         count += len(chunk)
         if not len(chunk):
             continue
-        # the values lie back to back in the data buffer: hash that slice in one call
-        _, offsets_buffer, data = chunk.buffers()
-        large = chunk.type.id == large_binary_id()
-        offsets = memoryview(offsets_buffer).cast("q" if large else "i")
-        start, end = offsets[chunk.offset], offsets[chunk.offset + len(chunk)]
-        digest.update(memoryview(data)[start:end])
+        # the values lie back to back in the data buffer: hash them in one call
+        digest.update(value_bytes(chunk))
     yield pa.RecordBatch.from_pylist(
         [{"digest": digest.hexdigest(), "hashes": count}], schema=arrow_schema(DIGEST)
     )

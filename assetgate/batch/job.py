@@ -26,12 +26,14 @@ import contextlib
 import functools
 import glob
 import logging
+import operator
 import os
 import sys
 import threading
+import time
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 import msgspec
 import structlog
@@ -56,6 +58,7 @@ from assetgate.batch.schema import (
 )
 from assetgate.batch.transform import (
     BLOCK,
+    TALLY_ROW,
     ScanContext,
     SplitCount,
     decode_column,
@@ -66,7 +69,7 @@ from assetgate.batch.transform import (
 from assetgate.inventory.read import Ignored
 from assetgate.judge.accept import apply_acceptances
 from assetgate.judge.gate import Mode, Verdict
-from assetgate.judge.outcomes import ClusterOutcome, judge_clusters
+from assetgate.judge.outcomes import judge_clusters
 from assetgate.report.formats import FORMATS, render
 from assetgate.report.scan import (
     FULL_REPORT_LINES,
@@ -354,10 +357,10 @@ def scan(
                     catalogue=catalogue,
                     files=names,
                     offsets={},
+                    rules=rules,
+                    fail_on=tuple(fail_on),
                 ),
                 targets=dict(targets),
-                rules=rules,
-                fail_on=tuple(fail_on),
                 fmt=fmt,
                 report=report,
                 full_report_lines=full_report_lines,
@@ -385,10 +388,8 @@ def scan(
 class _Job(msgspec.Struct, frozen=True, kw_only=True):
     """What one run was asked for (:func:`scan`'s arguments, resolved)."""
 
-    ctx: ScanContext
+    ctx: ScanContext  # with the acceptances and --fail-on
     targets: dict[str, str]
-    rules: list[tuple[str, str]]
-    fail_on: tuple[str, ...]
     fmt: str
     report: str
     full_report_lines: int
@@ -417,7 +418,8 @@ def _run(
     """The passes of one scan (see docs/spark.md, "How it works"); nothing committed."""
     from pyspark import StorageLevel
 
-    counts = _count_lines(spark, paths)
+    with _timed("count_lines"):
+        counts = _count_lines(spark, paths)
     total = sum(counts.values())
     full = job.report == "full" or (
         job.report == "auto" and total <= job.full_report_lines
@@ -432,31 +434,47 @@ def _run(
         .persist(StorageLevel.DISK_ONLY)
     )
     try:
-        blocks, causing = _head(settled)
-        outcomes, down = _outcomes(settled, ctx, causing)
-        covered = apply_acceptances([], [], job.rules, outcomes)
-        fin = Finish(down=down, rules=job.rules, fail_on=job.fail_on, mode=ctx.mode)
-        whole = _tally(settled, ctx, fin)
-        clusters = Tally(job.fail_on, len(job.rules))
-        clusters.add_matched(covered.accepted)
-        whole = whole.merge(clusters.partial())
-        digest, hashed = _digest(settled)
+        with _timed("judge_and_settle"):
+            head = _head(settled)
+        profile_of = functools.partial(target_profile, ctx.profiles)
+        outcomes, down = (
+            judge_clusters(head.causing, profile_of, names=head.clusters)
+            if ctx.mode == "cluster"
+            else ([], {})
+        )
+        covered = apply_acceptances([], [], ctx.rules, outcomes)
+        fin = ctx.finish(down)
+        matched = Tally(ctx.fail_on, len(ctx.rules))
+        matched.add_matched(covered.accepted)
+        whole = matched.partial()
+        for cluster, part in head.tallies:
+            if cluster is None or cluster not in down:
+                whole = whole.merge(part)
+        if down:
+            with _timed("tally_down_clusters"):
+                whole = whole.merge(_tally_down(settled, ctx, fin))
+        with _timed("digest"):
+            digest, hashed = _digest(settled)
         summary = summarize(
             whole,
             outcomes=covered.clusters,
-            acceptances=job.rules,
+            acceptances=ctx.rules,
             target=target_info(ctx.profiles, job.targets, ctx.mode),
             catalogue=CatalogueInfo(digest=ctx.catalogue.digest),
             inventory=InventoryInfo(digest=digest),
         )
-        written = _write_tables(spark, settled, fin, output, whole)
+        with _timed("write_tables"):
+            written = _write_tables(spark, settled, fin, output, whole)
         held = None
         if full:
-            held = _report(settled.toArrow(), ctx, targets=job.targets, rules=job.rules)
-            if summary_of_report(held, job.fail_on) != summary:
+            with _timed("full_report"):
+                held = _report(
+                    settled.toArrow(), ctx, targets=job.targets, rules=ctx.rules
+                )
+            if summary_of_report(held, ctx.fail_on) != summary:
                 msg = "lines or records not accounted for: the report and the aggregates differ"
                 raise ScanError(msg)
-        _account(counts, blocks, written, summary.summary, hashed)
+        _account(counts, head.blocks, written, summary.summary, hashed)
     finally:
         settled.unpersist()
     text = (
@@ -470,66 +488,80 @@ def _run(
     return ScanResult(summary=summary, report=held, text=text, out=output.final)
 
 
-def _head(settled: DataFrame) -> tuple[list[SplitCount], list[Verdict]]:
-    """What the driver needs first: each split's counts, and the causing verdicts.
+@contextlib.contextmanager
+def _timed(step: str) -> Iterator[None]:
+    """Log how long a pass of the scan took (``scan_pass``, at debug level)."""
+    start = time.perf_counter()
+    yield
+    log.debug("scan_pass", step=step, seconds=round(time.perf_counter() - start, 3))
 
-    The verdicts that can take their cluster down (``_cause``) come in report order,
-    so that an outcome names its first cause as ``check`` does.
+
+class _Head(NamedTuple):
+    """What the driver collects first (all of it small).
+
+    Attributes:
+        blocks: what the judge function saw in each file split.
+        causing: the verdicts that can take their cluster down, in report order.
+        clusters: every cluster with an asset.
+        tallies: the settle stage's tallies: (cluster, its assets' tally of one
+            partition) and (``None``, a partition's overlaps, errors and ignored).
     """
+
+    blocks: list[SplitCount]
+    causing: list[Verdict]
+    clusters: list[str]
+    tallies: list[tuple[str | None, Partial]]
+
+
+def _head(settled: DataFrame) -> _Head:
+    """Collect the split counts, the causing verdicts and the settle stage's tallies."""
     from pyspark.sql import functions as F  # noqa: N812
 
+    record = F.col("record")
     table = (
-        settled.filter((F.col("record") == BLOCK) | F.col("_cause"))
+        settled.filter(record.isin(BLOCK, TALLY_ROW) | F.col("_cause"))
         .select("record", "_counts", "_verdict", *PLACE)
         .toArrow()
     )
-    blocks = decode_column(
-        table.column("_counts"), msgspec.msgpack.Decoder(list[SplitCount])
+    kinds = table.column("record").to_pylist()
+    blocks: list[SplitCount] = []
+    tallies: list[tuple[str | None, Partial]] = []
+    for kind, cluster, counted in zip(
+        kinds,
+        table.column("cluster").to_pylist(),
+        table.column("_counts").to_pylist(),
+        strict=True,
+    ):
+        if kind == BLOCK:
+            blocks.append(msgspec.msgpack.decode(counted, type=SplitCount))
+        elif kind == TALLY_ROW:
+            tallies.append((cluster, msgspec.msgpack.decode(counted, type=Partial)))
+    verdicts = iter(
+        decode_column(table.column("_verdict"), msgspec.msgpack.Decoder(list[Verdict]))
     )
-    verdicts = decode_column(
-        table.column("_verdict"), msgspec.msgpack.Decoder(list[Verdict])
+    places = table.select(list(PLACE)).to_pylist()
+    causing = sorted(
+        (
+            (asset_order(tuple(row[name] for name in PLACE)), next(verdicts))
+            for row, kind in zip(places, kinds, strict=True)
+            if kind == "asset"
+        ),
+        key=operator.itemgetter(0),
     )
-    rows = table.select(list(PLACE)).to_pylist()
-    places = [
-        tuple(row[name] for name in PLACE)
-        for row, kind in zip(rows, table.column("record").to_pylist(), strict=True)
-        if kind == "asset"
-    ]
-    ordered = sorted(
-        zip(places, verdicts, strict=True), key=lambda item: asset_order(item[0])
-    )
-    return blocks, [verdict for _, verdict in ordered]
-
-
-def _outcomes(
-    settled: DataFrame, ctx: ScanContext, causing: list[Verdict]
-) -> tuple[list[ClusterOutcome], dict[str, str]]:
-    """Each cluster's outcome (cluster mode) and what a down cluster's assets get."""
-    from pyspark.sql import functions as F  # noqa: N812
-
-    if ctx.mode != "cluster":
-        return [], {}
-    names = (
-        settled.filter(F.col("record") == "asset")
-        .select("cluster")
-        .distinct()
-        .toArrow()
-    )
-    return judge_clusters(
-        causing,
-        functools.partial(target_profile, ctx.profiles),
-        names=names.column("cluster").to_pylist(),
+    return _Head(
+        blocks=blocks,
+        causing=[verdict for _, verdict in causing],
+        clusters=sorted({c for c, _ in tallies if c is not None}),
+        tallies=tallies,
     )
 
 
-def _tally(settled: DataFrame, ctx: ScanContext, fin: Finish) -> Partial:
-    """Every entry tallied where it lies (one row per partition), merged here."""
-    from pyspark.sql import functions as F  # noqa: N812
-
+def _tally_down(settled: DataFrame, ctx: ScanContext, fin: Finish) -> Partial:
+    """The assets of the down clusters, finished and tallied again where they lie."""
     parts = (
-        settled.filter(F.col("record") != BLOCK)
-        .drop("_hash", "_counts")
-        .mapInArrow(functools.partial(tally_batches, ctx, fin), TALLY)
+        _down_assets(settled, fin)
+        .select("_verdict", *PLACE)
+        .mapInArrow(functools.partial(tally_batches, ctx.profiles, fin), TALLY)
         .toArrow()
     )
     whole = Partial(matched=[(0, []) for _ in fin.rules])
@@ -538,6 +570,15 @@ def _tally(settled: DataFrame, ctx: ScanContext, fin: Finish) -> Partial:
     ):
         whole = whole.merge(part)
     return whole
+
+
+def _down_assets(settled: DataFrame, fin: Finish) -> DataFrame:
+    """The settled asset rows of the clusters ``fin`` takes down."""
+    from pyspark.sql import functions as F  # noqa: N812
+
+    return settled.filter(
+        (F.col("record") == "asset") & F.col("cluster").isin(*sorted(fin.down))
+    )
 
 
 def _digest(settled: DataFrame) -> tuple[str, int]:
@@ -568,11 +609,18 @@ def _write_tables(
     from pyspark.sql import functions as F  # noqa: N812
 
     record = F.col("record")
-    assets = (
-        settled.filter(record == "asset")
-        .select("_verdict", "source_file", "line")
-        .mapInArrow(functools.partial(asset_batches, fin), ASSET)
-    )
+    # the settle stage finished every asset as if its cluster were up
+    assets = settled.filter(record == "asset")
+    if fin.down:
+        assets = assets.filter(~F.col("cluster").isin(*sorted(fin.down)))
+    assets = assets.select(*ASSET.names)
+    if fin.down:
+        again = (
+            _down_assets(settled, fin)
+            .select("_verdict", "source_file", "line")
+            .mapInArrow(functools.partial(asset_batches, fin), ASSET)
+        )
+        assets = assets.unionByName(again)
     tables = {
         "assets": (assets, whole.assets),
         "errors": (settled.filter(record == "error").select(*ERROR_COLUMNS), 0),

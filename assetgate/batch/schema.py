@@ -105,42 +105,43 @@ _OTHER: Final = StructType(
 )
 
 # What the settle stage returns, one row per:
-# - settled asset (``record="asset"``): its key, where it was read, its place in
-#   ``check``'s order (``_duplicate``, ``_position``, ``_rank``, ``_entry``), ``_hash``,
-#   the settled ``Verdict`` as msgpack (``_verdict``) and whether it can bring its
-#   cluster down (``_cause``: it triggers a ``[[cluster_outcomes]]`` rule);
+# - settled asset (``record="asset"``): the ``ASSET`` columns as its cluster leaves them
+#   when the cluster is up (acceptances applied), its place in ``check``'s order
+#   (``_duplicate``, ``_position``, ``_rank``, ``_entry``), ``_hash``, the settled
+#   ``Verdict`` before acceptances as msgpack (``_verdict``: a down cluster's assets are
+#   finished again from it) and whether it can bring its cluster down (``_cause``: it
+#   triggers a ``[[cluster_outcomes]]`` rule);
+# - tally (``"_tally"``): a ``Partial`` (msgpack, ``_counts``) of the partition's assets
+#   of one cluster (``cluster``), or of its overlaps, errors and ignored records
+#   (``cluster`` null);
 # - overlap (``"overlap"``): cluster, account, stream and the overlap columns;
 # - error, ignored record and file split count, passed through from ``ENTRY``.
 # The job keeps it (on disk) for the passes that follow: the driver collects only the
 # split counts and the ``_cause`` rows; the executors tally it and write the tables.
 SCAN: Final = StructType(
-    _fields(
-        ("record", _TEXT),
-        ("source", _TEXT),
-        ("cluster", _TEXT),
-        ("account", _TEXT),
-        ("stream", _TEXT),
-        ("reason", _TEXT),
-        ("source_file", _TEXT),
-        ("line", LongType()),
-        ("_duplicate", BooleanType()),
-        ("_position", IntegerType()),
-        ("_rank", IntegerType()),
-        ("_entry", IntegerType()),
-        ("_hash", BinaryType()),
-        ("_verdict", BinaryType()),
-        ("_cause", BooleanType()),
-        ("message", _TEXT),
-        ("retriable", BooleanType()),
-        ("subject", _TEXT),
-        ("offline", BooleanType()),
-        ("pairs", IntegerType()),
-        ("overlaps", ArrayType(_OTHER, containsNull=False)),
-        ("_counts", BinaryType()),
-    )
+    [
+        *_fields(("record", _TEXT)),
+        *ASSET.fields,
+        *_fields(
+            ("_duplicate", BooleanType()),
+            ("_position", IntegerType()),
+            ("_rank", IntegerType()),
+            ("_entry", IntegerType()),
+            ("_hash", BinaryType()),
+            ("_verdict", BinaryType()),
+            ("_cause", BooleanType()),
+            ("message", _TEXT),
+            ("retriable", BooleanType()),
+            ("subject", _TEXT),
+            ("offline", BooleanType()),
+            ("pairs", IntegerType()),
+            ("overlaps", ArrayType(_OTHER, containsNull=False)),
+            ("_counts", BinaryType()),
+        ),
+    ]
 )
 
-# One row per partition of the tally pass: its ``Partial`` as msgpack.
+# One row per partition of a tally pass (a down cluster's assets): its ``Partial``.
 TALLY: Final = StructType(_fields(("_partial", BinaryType())))
 
 # The inventory digest: one row, from the sorted per-asset hashes.

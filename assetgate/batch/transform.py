@@ -31,6 +31,15 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import msgspec
 
+from assetgate.batch.arrow import binary, decode_column
+from assetgate.batch.finish import (
+    PLACE,
+    Finish,
+    final_verdicts,
+    tally_assets,
+    tally_others,
+    verdict_arrays,
+)
 from assetgate.batch.schema import ENTRY, SCAN, arrow_schema
 from assetgate.catalogue.levels import (  # noqa: TC001 (Struct fields)
     Catalogue,
@@ -46,6 +55,7 @@ from assetgate.inventory.read import (
 from assetgate.judge.gate import Judged, Mode, Verdict
 from assetgate.judge.outcomes import causes
 from assetgate.judge.subjects import KEEP_SUBJECTS, find_overlaps
+from assetgate.run.aggregate import Tally
 from assetgate.run.collect import (
     Hashed,
     judge_record,
@@ -54,27 +64,27 @@ from assetgate.run.collect import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
     import pyarrow as pa
     from pyspark.sql import DataFrame
 
 __all__ = [
     "BLOCK",
+    "TALLY_ROW",
     "ScanContext",
     "SplitCount",
     "decode_column",
     "file_key",
     "judge_batches",
     "judge_transform",
-    "large_binary_id",
     "overlap_rows",
     "settle_batches",
     "settle_transform",
 ]
 
 BLOCK: Final = "_block"  # the ``record`` of a file split's row count (not an entry)
-_MSGPACK_ARRAY32: Final = b"\xdd"
+TALLY_ROW: Final = "_tally"  # the ``record`` of a partition's tally (``_counts``)
 # the entry columns settling reads, in this order
 _SETTLE_INPUT: Final = (
     "cluster",
@@ -88,20 +98,9 @@ _SETTLE_INPUT: Final = (
 )
 _SCAN_NAMES: Final = tuple(field.name for field in SCAN.fields)
 # the ``SCAN`` columns a settled asset fills (besides ``record``), in this order
-_ASSET_ROW: Final = (
-    "cluster",
-    "account",
-    "stream",
-    "source_file",
-    "line",
-    "_duplicate",
-    "_position",
-    "_rank",
-    "_entry",
-    "_hash",
-    "_verdict",
-    "_cause",
-)
+_ASSET_ROW: Final = (*PLACE, "_hash", "_verdict", "_cause")
+_PLACE_END: Final = len(PLACE)
+_VERDICT: Final = _ASSET_ROW.index("_verdict")
 _OUT_BATCH: Final = 20_000  # rows per output batch of the settle stage
 
 T = TypeVar("T")
@@ -119,6 +118,8 @@ class ScanContext(msgspec.Struct, frozen=True, kw_only=True):
         offsets: (``_metadata.file_path``, ``file_block_start``) of each file split ->
             the number of lines in the earlier splits of its file (Spark's own count,
             taken before judging), so that every line is numbered where it is read.
+        rules: the acceptances, ``(rule, pattern)``, in the order given.
+        fail_on: what fails the run (``check``'s ``--fail-on``).
     """
 
     profiles: dict[str, ServerProfile]
@@ -126,6 +127,12 @@ class ScanContext(msgspec.Struct, frozen=True, kw_only=True):
     catalogue: Catalogue
     files: dict[str, tuple[str, int]]
     offsets: dict[tuple[str, int], int]
+    rules: list[tuple[str, str]] = msgspec.field(default_factory=list)
+    fail_on: tuple[str, ...] = ()
+
+    def finish(self, down: dict[str, str]) -> Finish:
+        """How to finish verdicts when the clusters of ``down`` are down."""
+        return Finish(down=down, rules=self.rules, fail_on=self.fail_on, mode=self.mode)
 
     def name_of(self, path: str) -> tuple[str, int]:
         """(name in sources, rank) of a file as Spark reports it (``_metadata``)."""
@@ -153,46 +160,6 @@ def _msgpack_encoder() -> msgspec.msgpack.Encoder:
 @functools.cache
 def _judged_decoder() -> msgspec.msgpack.Decoder[list[Judged]]:
     return msgspec.msgpack.Decoder(list[Judged])
-
-
-def decode_column(
-    column: pa.ChunkedArray, decoder: msgspec.msgpack.Decoder[list[T]]
-) -> list[T]:
-    """Decode the non-null values of a binary column of msgpack, in order.
-
-    The values of an Arrow binary array lie back to back in its data buffer (a null
-    takes no bytes), so prefixing them with a msgpack array header makes one document
-    of them: one decode call per chunk.
-    """
-    out: list[T] = []
-    for chunk in column.chunks:
-        count = len(chunk) - chunk.null_count
-        if not count:
-            continue
-        _, offsets_buffer, data = chunk.buffers()
-        view = memoryview(offsets_buffer)
-        large = chunk.type.id == large_binary_id()
-        offsets = view.cast("q") if large else view.cast("i")
-        start, end = offsets[chunk.offset], offsets[chunk.offset + len(chunk)]
-        header = _MSGPACK_ARRAY32 + count.to_bytes(4, "big")
-        out.extend(decoder.decode(b"".join([header, memoryview(data)[start:end]])))
-    return out
-
-
-@functools.cache
-def _binary() -> pa.DataType:
-    import pyarrow as pa
-
-    return pa.binary()
-
-
-@functools.cache
-def large_binary_id() -> int:
-    """Arrow's type id of ``large_binary`` (64-bit offsets)."""
-    import pyarrow as pa
-
-    large: int = pa.large_binary().id
-    return large
 
 
 def _batch(schema: pa.Schema, rows: list[tuple[Any, ...]]) -> pa.RecordBatch:
@@ -271,7 +238,7 @@ def judge_batches(
     for batch in batches:
         rows: list[tuple[Any, ...]] = []
         # Spark reads text as strings; as bytes (an Arrow view, no copy) for the reader
-        values = batch.column("value").cast(_binary()).to_pylist()
+        values = batch.column("value").cast(binary()).to_pylist()
         paths = batch.column("_file_path").to_pylist()
         starts = batch.column("_block_start").to_pylist()
         for value, path, start in zip(values, paths, starts, strict=True):
@@ -380,7 +347,11 @@ def settle_transform(
 def settle_batches(
     ctx: ScanContext, batches: Iterable[pa.RecordBatch]
 ) -> Iterator[pa.RecordBatch]:
-    """Settle every account of a partition (all its batches) and find its overlaps."""
+    """Settle every account of a partition (all its batches) and find its overlaps.
+
+    Also tallies them (as if every cluster were up): one ``_tally`` row per cluster,
+    and one for the partition's overlaps, errors and ignored records.
+    """
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -390,14 +361,16 @@ def settle_batches(
         return
     table = pa.Table.from_batches(taken)
     del taken
+    fin = ctx.finish({})
+    tallies: dict[str, Tally] = {}
+    others = Tally(fin.fail_on, len(fin.rules))
     is_asset = pc.equal(table.column("record"), "asset")
-    others = table.filter(pc.invert(is_asset))
-    if others.num_rows:
-        yield from _passed_through(others, schema).to_batches()
+    passed = table.filter(pc.invert(is_asset))
+    if passed.num_rows:
+        tally_others(passed.to_pylist(), fin, others)
+        yield from _passed_through(passed, schema).to_batches()
     # the Judged of the asset rows, in order (the other rows' nulls take no bytes)
     judged = decode_column(table.column("_judged"), _judged_decoder())
-    if not judged:
-        return
     keys = table.select(list(_SETTLE_INPUT)).filter(is_asset)
     columns = [keys.column(name).to_pylist() for name in _SETTLE_INPUT]
     entries = sorted(zip(*columns, judged, strict=True), key=_stream_key)
@@ -424,23 +397,74 @@ def settle_batches(
                 )
             )
         if len(out) >= _OUT_BATCH:
-            yield _asset_batch(schema, out)
+            yield _asset_batch(schema, out, fin, tallies, ctx.profiles)
             out = []
     if out:
-        yield _asset_batch(schema, out)
+        yield _asset_batch(schema, out, fin, tallies, ctx.profiles)
     if overlaps:
-        yield _batch(schema, overlaps)
+        batch = _batch(schema, overlaps)
+        tally_others(batch.to_pylist(), fin, others)
+        yield batch
+    yield _tally_batch(schema, tallies, others)
 
 
-def _asset_batch(schema: pa.Schema, rows: list[tuple[Any, ...]]) -> pa.RecordBatch:
-    """Settled asset rows (the ``_ASSET_ROW`` columns) -> one ``SCAN`` batch."""
+def _tally_batch(
+    schema: pa.Schema, tallies: Mapping[str, Tally], others: Tally
+) -> pa.RecordBatch:
+    """The ``_tally`` rows of a partition: one per cluster, one for the other entries."""
+    encode = _msgpack_encoder().encode
+    rows = [
+        _scan_row(record=TALLY_ROW, cluster=cluster, _counts=encode(tally.partial()))
+        for cluster, tally in sorted(tallies.items())
+    ]
+    rows.append(_scan_row(record=TALLY_ROW, _counts=encode(others.partial())))
+    return _batch(schema, rows)
+
+
+def _asset_batch(
+    schema: pa.Schema,
+    rows: list[tuple[Any, ...]],
+    fin: Finish,
+    tallies: dict[str, Tally],
+    profiles: Mapping[str, ServerProfile],
+) -> pa.RecordBatch:
+    """Settled asset rows (``_ASSET_ROW`` with the ``Verdict``) -> one ``SCAN`` batch.
+
+    Each cluster's verdicts are finished as if it were up (acceptances applied) and
+    tallied in its own tally; ``_verdict`` keeps the settled verdict for a down
+    cluster's second pass.
+    """
     import pyarrow as pa
 
-    given = dict(zip(_ASSET_ROW, zip(*rows, strict=True), strict=True))
+    profile_of = functools.partial(target_profile, profiles)
+    finished: list[Verdict] = []
+    for cluster, group in itertools.groupby(rows, key=operator.itemgetter(0)):
+        members = list(group)
+        verdicts, marked = final_verdicts([row[_VERDICT] for row in members], fin)
+        tally = tallies.get(cluster)
+        if tally is None:
+            tally = tallies[cluster] = Tally(fin.fail_on, len(fin.rules))
+        tally_assets(
+            tally, (row[:_PLACE_END] for row in members), verdicts, fin, profile_of
+        )
+        tally.add_matched(marked.accepted)
+        finished.extend(verdicts)
+    encode = _msgpack_encoder().encode
+    given: dict[str, Any] = dict(zip(_ASSET_ROW, zip(*rows, strict=True), strict=True))
+    given["_verdict"] = [encode(row[_VERDICT]) for row in rows]
+    given.update(
+        zip(
+            Verdict.__struct_fields__,
+            verdict_arrays(finished, schema),
+            strict=True,
+        )
+    )
     count = len(rows)
     arrays = [
         pa.repeat(pa.scalar("asset", field.type), count)
         if field.name == "record"
+        else given[field.name]
+        if isinstance(given.get(field.name), pa.Array)
         else pa.array(given[field.name], type=field.type)
         if field.name in given
         else pa.nulls(count, field.type)
@@ -528,19 +552,19 @@ def _verdict_row(
     *,
     duplicate: bool,
 ) -> tuple[Any, ...]:
-    """The ``_ASSET_ROW`` columns of a settled asset."""
+    """The ``_ASSET_ROW`` columns of a settled asset (its ``Verdict`` as it is)."""
     return (
         verdict.cluster,
         verdict.account,
         verdict.stream,
-        row[_FILE],
-        row[_LINE],
         duplicate,
         position,
         row[_RANK],
+        row[_FILE],
+        row[_LINE],
         row[_ENTRY],
         row[_HASH],
-        _msgpack_encoder().encode(verdict),
+        verdict,
         bool(rules) and bool(causes(rules, verdict)),
     )
 

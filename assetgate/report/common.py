@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from assetgate.judge.gate import Verdict
     from assetgate.judge.outcomes import ClusterOutcome
-    from assetgate.run.check import Overlap, Report, Summary, TargetInfo
+    from assetgate.run.collect import Overlap, Report, Summary, TargetInfo
 
 __all__ = [
     "DIGEST_PREFIX",

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
-    from assetgate.run.check import Report
+    from assetgate.run.collect import Report
     from assetgate.run.matrix import Matrix
     from assetgate.run.rolling import Rolling
 

@@ -16,7 +16,7 @@ from assetgate.report.formats.sarif import SarifObject, sarif_results
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from assetgate.run.check import Report
+    from assetgate.run.collect import Report
 
 __all__ = ["NAME", "ORDER", "SUFFIX", "render"]
 

@@ -9,7 +9,7 @@ import msgspec
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from assetgate.run.check import Report
+    from assetgate.run.collect import Report
     from assetgate.run.matrix import Matrix
     from assetgate.run.rolling import (
         Rolling,

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from assetgate.judge.gate import Verdict
     from assetgate.judge.outcomes import ClusterOutcome
-    from assetgate.run.check import Report
+    from assetgate.run.collect import Report
     from assetgate.run.matrix import Matrix
 
 __all__ = ["NAME", "ORDER", "SUFFIX", "render", "render_matrix"]

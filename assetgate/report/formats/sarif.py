@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
     from assetgate.judge.gate import Verdict
     from assetgate.judge.outcomes import ClusterOutcome
-    from assetgate.run.check import ErrorEntry, Overlap, Report
+    from assetgate.run.collect import ErrorEntry, Overlap, Report
     from assetgate.run.matrix import Matrix
 
 __all__ = ["NAME", "ORDER", "SUFFIX", "render", "render_matrix"]

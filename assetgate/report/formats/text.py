@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from assetgate.judge.gate import Verdict
-    from assetgate.run.check import Report
+    from assetgate.run.collect import Report
     from assetgate.run.matrix import Matrix
     from assetgate.run.rolling import (
         Rolling,
