@@ -48,7 +48,7 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 def _reports(catalogue: Catalogue, fleet: str) -> list[tuple[Report, tuple[str, ...]]]:
-    out = []
+    out: list[tuple[Report, tuple[str, ...]]] = []
     for index, (target, accept) in enumerate(
         [(t, a) for t in ("2.10.26", "2.11.11", "2.12.8", "2.15.1") for a in ACCEPTS]
     ):
