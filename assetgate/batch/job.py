@@ -632,6 +632,7 @@ def _write_tables(
     }
     written: dict[str, int] = {}
     for name, (frame, rows) in tables.items():
+        start = time.perf_counter()
         writer = frame.write.mode("overwrite")
         if rows and name in _BY_CLUSTER:
             writer = writer.partitionBy("cluster")
@@ -641,6 +642,7 @@ def _write_tables(
         if name == "overlaps":
             pairs = back.agg(F.sum("pairs")).collect()[0][0]
             written["pairs"] = int(pairs or 0)
+        log.debug("scan_table", table=name, seconds=round(time.perf_counter() - start, 3))
     return written
 
 
