@@ -134,8 +134,12 @@ def _run_child(path: Path, out: Path, master: str) -> dict[str, Any]:
     command += ["--master", master]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        sys.stderr.write(done.stderr[-4000:])
-        msg = f"scan of {path.name} failed (exit {done.returncode})"
+        log = CACHE / f"{path.stem}.stderr.log"
+        log.write_text(done.stderr)
+        lines = done.stderr.splitlines()
+        shown = [line for line in lines if not line.startswith(("\tat ", "\t..."))]
+        sys.stderr.write("\n".join(shown[-60:]) + "\n")
+        msg = f"scan of {path.name} failed (exit {done.returncode}); stderr in {log}"
         raise SystemExit(msg)
     measured: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return measured

@@ -45,6 +45,7 @@ __all__ = [
     "digest_batches",
     "final_verdicts",
     "overlap_pairs",
+    "record_order",
     "tally_assets",
     "tally_batches",
     "tally_others",
@@ -98,6 +99,11 @@ def asset_order(place: Sequence[Any]) -> tuple[Any, ...]:
     if duplicate:
         return (1, rank, name, line, entry)
     return (0, cluster, account, stream, position)
+
+
+def record_order(row: Mapping[str, Any]) -> tuple[Any, ...]:
+    """A record error's or ignored record's place in report order: input order."""
+    return (row["_rank"], row["source_file"], row["line"], row["_entry"])
 
 
 def final_verdicts(
@@ -204,7 +210,7 @@ def tally_others(rows: Iterable[dict[str, Any]], fin: Finish, tally: Tally) -> N
     errors: list[tuple[tuple[Any, ...], ErrorEntry]] = []
     ignored: list[tuple[tuple[Any, ...], Ignored]] = []
     for row in rows:
-        order = (row["_rank"], row["source_file"], row["line"], row["_entry"])
+        order = record_order(row)
         if row["record"] == "error":
             entry = ErrorEntry(
                 source=row["source"], message=row["message"], retriable=row["retriable"]

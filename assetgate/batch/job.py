@@ -45,6 +45,7 @@ from assetgate.batch.finish import (
     asset_order,
     digest_batches,
     overlap_pairs,
+    record_order,
     tally_batches,
 )
 from assetgate.batch.output import Output, OutputError, open_output
@@ -642,7 +643,9 @@ def _write_tables(
         if name == "overlaps":
             pairs = back.agg(F.sum("pairs")).collect()[0][0]
             written["pairs"] = int(pairs or 0)
-        log.debug("scan_table", table=name, seconds=round(time.perf_counter() - start, 3))
+        log.debug(
+            "scan_table", table=name, seconds=round(time.perf_counter() - start, 3)
+        )
     return written
 
 
@@ -693,37 +696,6 @@ def _offsets(counts: Mapping[tuple[str, int], int]) -> dict[tuple[str, int], int
     return offsets
 
 
-_ENTRY_ORDER: Final = ("_rank", "source_file", "line", "_entry")
-_SETTLED_ORDER: Final = ("cluster", "account", "stream", "_position")
-_ORDER_FIELDS: Final = (*_SETTLED_ORDER, *_ENTRY_ORDER, "_duplicate")
-
-
-def _sorted(table: pa.Table, keys: Sequence[str]) -> pa.Table:
-    """Rows in ``keys`` order (Arrow compares strings by UTF-8 bytes: code points, as Python)."""
-    return table.sort_by([(key, "ascending") for key in keys])
-
-
-def _check_order(settled: pa.Table) -> pa.Array:
-    """Row indices of settled assets in ``check``'s order.
-
-    Settled streams by key, each stream before its consumers in name order (the
-    settle stage's ``_position``), then duplicate stream records in input order.
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    keys = settled.select(list(_ORDER_FIELDS))
-    keys = keys.append_column("_index", pa.array(range(keys.num_rows), pa.int64()))
-    duplicate = keys.column("_duplicate").fill_null(fill_value=False)
-    parts = [
-        _sorted(keys.filter(pc.invert(duplicate)), _SETTLED_ORDER),
-        _sorted(keys.filter(duplicate), _ENTRY_ORDER),
-    ]
-    return pa.concat_arrays(
-        [chunk for part in parts for chunk in part.column("_index").chunks]
-    )
-
-
 def _report(
     table: pa.Table,
     ctx: ScanContext,
@@ -746,34 +718,28 @@ def _report(
     collected = decode_column(
         table.column("_verdict"), msgspec.msgpack.Decoder(list[Verdict])
     )
-    settled = table.select([*_ORDER_FIELDS, "_hash"]).filter(pc.equal(record, "asset"))
-    order = _check_order(settled)
-    assets = [collected[i] for i in order.to_pylist()]
+    settled = table.filter(pc.equal(record, "asset"))
+    places = zip(*(settled.column(name).to_pylist() for name in PLACE), strict=True)
+    order = [i for _, i in sorted((asset_order(p), i) for i, p in enumerate(places))]
+    assets = [collected[i] for i in order]
     del collected
-    hashes: list[bytes] = settled.column("_hash").take(order).to_pylist()
-    del settled
-    others = _sorted(
-        table.filter(pc.is_in(record, pa.array(["error", "ignored"]))), _ENTRY_ORDER
+    hashes: list[bytes] = (
+        settled.column("_hash").take(pa.array(order, pa.int64())).to_pylist()
     )
-    kinds = others.column("record").to_pylist()
-    sources = others.column("source").to_pylist()
+    del settled
+    entries = sorted(
+        table.filter(pc.is_in(record, pa.array(["error", "ignored"]))).to_pylist(),
+        key=record_order,
+    )
     errors = [
-        ErrorEntry(source=s, message=m, retriable=r)
-        for kind, s, m, r in zip(
-            kinds,
-            sources,
-            others.column("message").to_pylist(),
-            others.column("retriable").to_pylist(),
-            strict=True,
-        )
-        if kind == "error"
+        ErrorEntry(source=e["source"], message=e["message"], retriable=e["retriable"])
+        for e in entries
+        if e["record"] == "error"
     ]
     ignored = [
-        Ignored(source=s, reason=r)
-        for kind, s, r in zip(
-            kinds, sources, others.column("reason").to_pylist(), strict=True
-        )
-        if kind == "ignored"
+        Ignored(source=e["source"], reason=e["reason"])
+        for e in entries
+        if e["record"] == "ignored"
     ]
     hubs = table.filter(pc.equal(record, "overlap")).select(list(OVERLAP_COLUMNS))
     pairs = sorted(

@@ -101,7 +101,6 @@ _SCAN_NAMES: Final = tuple(field.name for field in SCAN.fields)
 _ASSET_ROW: Final = (*PLACE, "_hash", "_verdict", "_cause")
 _PLACE_END: Final = len(PLACE)
 _VERDICT: Final = _ASSET_ROW.index("_verdict")
-_OUT_BATCH: Final = 20_000  # rows per output batch of the settle stage
 
 T = TypeVar("T")
 
@@ -120,6 +119,8 @@ class ScanContext(msgspec.Struct, frozen=True, kw_only=True):
             taken before judging), so that every line is numbered where it is read.
         rules: the acceptances, ``(rule, pattern)``, in the order given.
         fail_on: what fails the run (``check``'s ``--fail-on``).
+        batch_rows: settled asset rows per output batch of the settle stage (the
+            JVM takes each batch whole, in direct memory).
     """
 
     profiles: dict[str, ServerProfile]
@@ -129,6 +130,7 @@ class ScanContext(msgspec.Struct, frozen=True, kw_only=True):
     offsets: dict[tuple[str, int], int]
     rules: list[tuple[str, str]] = msgspec.field(default_factory=list)
     fail_on: tuple[str, ...] = ()
+    batch_rows: int = 20_000
 
     def finish(self, down: dict[str, str]) -> Finish:
         """How to finish verdicts when the clusters of ``down`` are down."""
@@ -383,6 +385,10 @@ def settle_batches(
         kept: list[tuple[str, tuple[str, ...], str]] = []
         for _, rows in itertools.groupby(group, key=_stream_key):
             _settle_stream(list(rows), profile, rules, out, kept)
+            # per stream, not per account: one account may hold millions of assets
+            if len(out) >= ctx.batch_rows:
+                yield _asset_batch(schema, out, fin, tallies, ctx.profiles)
+                out = []
         for stream, subject, offline, pairs, covered in overlap_rows(kept):
             overlaps.append(
                 _scan_row(
@@ -396,9 +402,6 @@ def settle_batches(
                     overlaps=covered,
                 )
             )
-        if len(out) >= _OUT_BATCH:
-            yield _asset_batch(schema, out, fin, tallies, ctx.profiles)
-            out = []
     if out:
         yield _asset_batch(schema, out, fin, tallies, ctx.profiles)
     if overlaps:

@@ -160,3 +160,62 @@ def test_spark_failure_says_what_broke_and_leaves_other_errors() -> None:
     failed = spark_failure(AnalysisException("[PATH_NOT_FOUND] Path does not exist"))
     assert (failed or "").startswith("the Spark job failed: ")
     assert spark_failure(ValueError("a bug of ours")) is None
+
+
+def test_settle_stage_in_small_batches_gives_the_same_rows_and_tallies() -> None:
+    """A partition's settled rows and tallies do not depend on its output batch size.
+
+    One account may hold millions of assets; its rows leave in bounded batches.
+    """
+    from assetgate.batch.transform import (
+        TALLY_ROW,
+        ScanContext,
+        judge_batches,
+        settle_batches,
+    )
+    from assetgate.catalogue.levels import load_catalogue
+    from assetgate.run.aggregate import Partial
+    from benchmarks.gen_inventory import generate
+
+    catalogue = load_catalogue()
+    lines = list(generate(600, seed=9, bad_fraction=0.05, accounts=2))
+    batch = pa.record_batch(
+        {
+            "value": [line.rstrip(b"\n") for line in lines],
+            "_file_path": ["/f.jsonl"] * len(lines),
+            "_block_start": [0] * len(lines),
+        }
+    )
+
+    def settled(rows: int) -> tuple[list[dict[str, object]], Partial, int]:
+        ctx = ScanContext(
+            profiles={"*": catalogue.server("2.11.11")},
+            mode="cluster",
+            catalogue=catalogue,
+            files={},
+            offsets={},
+            rules=[("stamp_missing", "*/*/S1*")],
+            fail_on=("offline", "record-error"),
+            batch_rows=rows,
+        )
+        entries = list(judge_batches(ctx, [batch]))
+        out = list(settle_batches(ctx, entries))
+        table = pa.Table.from_batches(out)
+        kept = table.filter(pa.compute.not_equal(table.column("record"), TALLY_ROW))
+        tallies = [
+            msgspec.msgpack.decode(row["_counts"], type=Partial)
+            for row in table.to_pylist()
+            if row["record"] == TALLY_ROW
+        ]
+        whole = Partial(matched=[(0, [])])
+        for part in tallies:
+            whole = whole.merge(part)
+        key = msgspec.json.encode
+        return sorted(kept.to_pylist(), key=key), whole, len(out)
+
+    small, small_tally, small_batches = settled(7)
+    large, large_tally, large_batches = settled(20_000)
+    assert small == large
+    assert small_tally == large_tally
+    assert small_tally.assets > 500
+    assert small_batches > large_batches + 50
