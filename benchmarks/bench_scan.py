@@ -135,7 +135,7 @@ def _run_child(path: Path, out: Path, master: str) -> dict[str, Any]:
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         log = CACHE / f"{path.stem}.stderr.log"
-        log.write_text(done.stderr)
+        log.write_text(done.stderr + "\n--- standard output ---\n" + done.stdout)
         lines = done.stderr.splitlines()
         shown = [line for line in lines if not line.startswith(("\tat ", "\t..."))]
         sys.stderr.write("\n".join(shown[-60:]) + "\n")
