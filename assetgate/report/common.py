@@ -34,6 +34,7 @@ __all__ = [
     "FOLDED_SHOWN",
     "FOLD_NOTE",
     "MARKDOWN_LIMIT",
+    "OUTCOME_HEAD",
     "PER_FILE",
     "Targeted",
     "accepted_for",
@@ -49,6 +50,7 @@ __all__ = [
     "fit_markdown",
     "fold_findings",
     "md_row",
+    "outcome_row",
     "overlap_name",
     "overlap_text",
     "own_text",
@@ -403,6 +405,26 @@ _FIT_NOTE: Final = (
 def md_row(cells: Sequence[str]) -> str:
     """One Markdown table row of already escaped cells."""
     return "| " + " | ".join(cells) + " |"
+
+
+OUTCOME_HEAD: Final = (
+    "| cluster | target | outcome | reason | caused by |",
+    "| --- | --- | --- | --- | --- |",
+)
+"""The head of the Markdown table of cluster outcomes (:func:`outcome_row`)."""
+
+
+def outcome_row(outcome: ClusterOutcome) -> str:
+    """A cluster's outcome as a row of the Markdown table under :data:`OUTCOME_HEAD`."""
+    return md_row(
+        [
+            escape_markdown(outcome.cluster),
+            escape_markdown(outcome.target),
+            outcome.outcome,
+            escape_markdown(outcome.reason or ""),
+            escape_markdown(", ".join(outcome.assets)),
+        ]
+    )
 
 
 def verdict_notes(verdict: Verdict, *, mixed: bool) -> list[str]:

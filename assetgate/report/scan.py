@@ -16,10 +16,13 @@ import msgspec
 from assetgate.judge.gate import STATES, asset_id
 from assetgate.report.common import (
     DIGEST_PREFIX,
+    OUTCOME_HEAD,
     counts_line,
+    drift_text,
     escape_terminal,
     fit_markdown,
     md_row,
+    outcome_row,
     target_line,
 )
 from assetgate.report.common import escape_markdown as md
@@ -89,20 +92,7 @@ def summary_markdown(summary: RunSummary, out: str = "") -> str:
         cells = [md(row["cluster"]), md(row["account"]), *(str(row[s]) for s in STATES)]
         lines.append(md_row(cells))
     if summary.outcomes:
-        lines += [
-            "",
-            "| cluster | target | outcome | reason | caused by |",
-            "| --- | --- | --- | --- | --- |",
-        ]
-        for c in summary.outcomes:
-            cells = [
-                md(c.cluster),
-                md(c.target),
-                c.outcome,
-                md(c.reason or ""),
-                md(", ".join(c.assets)),
-            ]
-            lines.append(md_row(cells))
+        lines += ["", *OUTCOME_HEAD, *map(outcome_row, summary.outcomes)]
     if summary.findings:
         lines += [
             "",
@@ -150,8 +140,9 @@ def summary_text(summary: RunSummary, out: str = "") -> str:
         for verdict in sample:
             note = f"  [accepted {verdict.accepted}]" if verdict.accepted else ""
             lines.append(f"  {esc(asset_id(verdict))}{esc(note)}")
-            if verdict.reason:
-                lines.append(f"      {esc(verdict.reason)}")
+            words = drift_text(verdict) if rule == verdict.drift else verdict.reason
+            if words:
+                lines.append(f"      {esc(words)}")
     for acceptance in summary.acceptances:
         lines.append(
             f"accepted {esc(acceptance.rule)}:{esc(acceptance.asset)}: "

@@ -8,6 +8,7 @@ from assetgate.judge.gate import STATES, asset_id
 from assetgate.report.common import (
     DIGEST_PREFIX,
     FOLD_NOTE,
+    OUTCOME_HEAD,
     account_counts,
     counts_line,
     escape_markdown,
@@ -15,6 +16,7 @@ from assetgate.report.common import (
     fit_markdown,
     fold_findings,
     md_row,
+    outcome_row,
     per_file,
     target_line,
     verdict_line,
@@ -94,22 +96,8 @@ def render(report: Report, *, fail_on: Iterable[str] | None = None) -> str:
             for h in report.health
         )
     if report.clusters:
-        lines += [
-            "",
-            "### Clusters",
-            "",
-            "| cluster | target | outcome | reason | caused by |",
-        ]
-        lines.append("| --- | --- | --- | --- | --- |")
-        for c in report.clusters:
-            cells = [
-                md(c.cluster),
-                md(c.target),
-                c.outcome,
-                md(c.reason or ""),
-                md(", ".join(c.assets)),
-            ]
-            lines.append(md_row(cells))
+        lines += ["", "### Clusters", "", *OUTCOME_HEAD]
+        lines += map(outcome_row, report.clusters)
     groups = finding_groups(report)
     if any(groups.values()):
         lines += ["", "### Findings", "", "| state | asset | reason | notes |"]
