@@ -1,15 +1,15 @@
-"""The scan's passes over settled rows: final verdicts, their tally, the digest.
+"""The scan's finishing of settled verdicts: final verdicts, their tally, the digest.
 
-Once the driver knows each cluster's outcome (from the few ``_cause`` rows), the
-executors finish every verdict where it lies: :func:`final_verdicts` marks the assets
-of a down cluster ``unavailable`` (:func:`~assetgate.judge.outcomes.mark_down`) and
-applies the acceptances (:func:`~assetgate.judge.accept.apply_acceptances`), exactly
-as ``check``'s ``assemble`` does. :func:`asset_batches` turns them into the rows of
-``assets/``; :func:`tally_batches` adds up every entry of a partition into one
-:class:`~assetgate.run.aggregate.Partial` for the driver to merge; and
-:func:`digest_batches` hashes the sorted per-asset hashes in one task, as
-:func:`~assetgate.run.collect.inventory_digest` does. Nothing here holds more than
-one Arrow batch (and a partition's tally).
+The settle stage finishes and tallies every verdict as if its cluster were up (the
+common case: :func:`tally_assets`, :func:`tally_others`, :func:`verdict_arrays`).
+Once the driver knows each cluster's outcome (from the causes the tallies keep), only
+a down cluster's assets are finished again where they lie: :func:`final_verdicts`
+marks them ``unavailable`` (:func:`~assetgate.judge.outcomes.mark_down`) and applies
+the acceptances (:func:`~assetgate.judge.accept.apply_acceptances`), exactly as
+``check``'s ``assemble`` does; :func:`asset_batches` turns them into rows of
+``assets/`` and :func:`tally_batches` tallies them. :func:`digest_batches` hashes the
+sorted per-asset hashes in one task, as :func:`~assetgate.run.collect.inventory_digest`
+does. Nothing here holds more than one Arrow batch (and a partition's tally).
 """
 
 from __future__ import annotations

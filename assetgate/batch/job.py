@@ -26,7 +26,6 @@ import contextlib
 import functools
 import glob
 import logging
-import operator
 import os
 import sys
 import threading
@@ -437,9 +436,14 @@ def _run(
     try:
         with _timed("judge_and_settle"):
             head = _head(settled)
+        # the causes of every cluster's outcome, kept bounded by the tallies
+        causes = Partial()
+        for _, part in head.tallies:
+            causes = causes.merge(part)
+        clusters = sorted({c for c, _ in head.tallies if c is not None})
         profile_of = functools.partial(target_profile, ctx.profiles)
         outcomes, down = (
-            judge_clusters(head.causing, profile_of, names=head.clusters)
+            judge_clusters(causes.causing(), profile_of, names=clusters)
             if ctx.mode == "cluster"
             else ([], {})
         )
@@ -459,6 +463,7 @@ def _run(
         summary = summarize(
             whole,
             outcomes=covered.clusters,
+            causes=causes.cause_counts,
             acceptances=ctx.rules,
             target=target_info(ctx.profiles, job.targets, ctx.mode),
             catalogue=CatalogueInfo(digest=ctx.catalogue.digest),
@@ -502,59 +507,36 @@ class _Head(NamedTuple):
 
     Attributes:
         blocks: what the judge function saw in each file split.
-        causing: the verdicts that can take their cluster down, in report order.
-        clusters: every cluster with an asset.
         tallies: the settle stage's tallies: (cluster, its assets' tally of one
             partition) and (``None``, a partition's overlaps, errors and ignored).
     """
 
     blocks: list[SplitCount]
-    causing: list[Verdict]
-    clusters: list[str]
     tallies: list[tuple[str | None, Partial]]
 
 
 def _head(settled: DataFrame) -> _Head:
-    """Collect the split counts, the causing verdicts and the settle stage's tallies."""
+    """Collect the split counts and the settle stage's tallies."""
     from pyspark.sql import functions as F  # noqa: N812
 
-    record = F.col("record")
     table = (
-        settled.filter(record.isin(BLOCK, TALLY_ROW) | F.col("_cause"))
-        .select("record", "_counts", "_verdict", *PLACE)
+        settled.filter(F.col("record").isin(BLOCK, TALLY_ROW))
+        .select("record", "cluster", "_counts")
         .toArrow()
     )
-    kinds = table.column("record").to_pylist()
     blocks: list[SplitCount] = []
     tallies: list[tuple[str | None, Partial]] = []
     for kind, cluster, counted in zip(
-        kinds,
+        table.column("record").to_pylist(),
         table.column("cluster").to_pylist(),
         table.column("_counts").to_pylist(),
         strict=True,
     ):
         if kind == BLOCK:
             blocks.append(msgspec.msgpack.decode(counted, type=SplitCount))
-        elif kind == TALLY_ROW:
+        else:
             tallies.append((cluster, msgspec.msgpack.decode(counted, type=Partial)))
-    verdicts = iter(
-        decode_column(table.column("_verdict"), msgspec.msgpack.Decoder(list[Verdict]))
-    )
-    places = table.select(list(PLACE)).to_pylist()
-    causing = sorted(
-        (
-            (asset_order(tuple(row[name] for name in PLACE)), next(verdicts))
-            for row, kind in zip(places, kinds, strict=True)
-            if kind == "asset"
-        ),
-        key=operator.itemgetter(0),
-    )
-    return _Head(
-        blocks=blocks,
-        causing=[verdict for _, verdict in causing],
-        clusters=sorted({c for c, _ in tallies if c is not None}),
-        tallies=tallies,
-    )
+    return _Head(blocks=blocks, tallies=tallies)
 
 
 def _tally_down(settled: DataFrame, ctx: ScanContext, fin: Finish) -> Partial:

@@ -109,15 +109,15 @@ _OTHER: Final = StructType(
 #   when the cluster is up (acceptances applied), its place in ``check``'s order
 #   (``_duplicate``, ``_position``, ``_rank``, ``_entry``), ``_hash``, the settled
 #   ``Verdict`` before acceptances as msgpack (``_verdict``: a down cluster's assets are
-#   finished again from it) and whether it can bring its cluster down (``_cause``: it
-#   triggers a ``[[cluster_outcomes]]`` rule);
+#   finished again from it);
 # - tally (``"_tally"``): a ``Partial`` (msgpack, ``_counts``) of the partition's assets
-#   of one cluster (``cluster``), or of its overlaps, errors and ignored records
+#   of one cluster (``cluster``; with the first of those that trigger the cluster's
+#   ``[[cluster_outcomes]]`` rules), or of its overlaps, errors and ignored records
 #   (``cluster`` null);
 # - overlap (``"overlap"``): cluster, account, stream and the overlap columns;
 # - error, ignored record and file split count, passed through from ``ENTRY``.
 # The job keeps it (on disk) for the passes that follow: the driver collects only the
-# split counts and the ``_cause`` rows; the executors tally it and write the tables.
+# split counts and the tallies; the executors write the tables from it.
 SCAN: Final = StructType(
     [
         *_fields(("record", _TEXT)),
@@ -129,7 +129,6 @@ SCAN: Final = StructType(
             ("_entry", IntegerType()),
             ("_hash", BinaryType()),
             ("_verdict", BinaryType()),
-            ("_cause", BooleanType()),
             ("message", _TEXT),
             ("retriable", BooleanType()),
             ("subject", _TEXT),

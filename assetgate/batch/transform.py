@@ -35,6 +35,7 @@ from assetgate.batch.arrow import binary, decode_column
 from assetgate.batch.finish import (
     PLACE,
     Finish,
+    asset_order,
     final_verdicts,
     tally_assets,
     tally_others,
@@ -43,7 +44,6 @@ from assetgate.batch.finish import (
 from assetgate.batch.schema import ENTRY, SCAN, arrow_schema
 from assetgate.catalogue.levels import (  # noqa: TC001 (Struct fields)
     Catalogue,
-    ClusterOutcomeRule,
     ServerProfile,
 )
 from assetgate.inventory.read import (
@@ -64,7 +64,7 @@ from assetgate.run.collect import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Mapping
 
     import pyarrow as pa
     from pyspark.sql import DataFrame
@@ -98,7 +98,7 @@ _SETTLE_INPUT: Final = (
 )
 _SCAN_NAMES: Final = tuple(field.name for field in SCAN.fields)
 # the ``SCAN`` columns a settled asset fills (besides ``record``), in this order
-_ASSET_ROW: Final = (*PLACE, "_hash", "_verdict", "_cause")
+_ASSET_ROW: Final = (*PLACE, "_hash", "_verdict")
 _PLACE_END: Final = len(PLACE)
 _VERDICT: Final = _ASSET_ROW.index("_verdict")
 
@@ -381,10 +381,9 @@ def settle_batches(
     overlaps: list[tuple[object, ...]] = []
     for (cluster, account), group in itertools.groupby(entries, key=_account_key):
         profile = target_profile(ctx.profiles, cluster)  # judged entries have one
-        rules = profile.cluster_outcomes if ctx.mode == "cluster" else ()
         kept: list[tuple[str, tuple[str, ...], str]] = []
         for _, rows in itertools.groupby(group, key=_stream_key):
-            _settle_stream(list(rows), profile, rules, out, kept)
+            _settle_stream(list(rows), profile, out, kept)
             # per stream, not per account: one account may hold millions of assets
             if len(out) >= ctx.batch_rows:
                 yield _asset_batch(schema, out, fin, tallies, ctx.profiles)
@@ -434,8 +433,8 @@ def _asset_batch(
     """Settled asset rows (``_ASSET_ROW`` with the ``Verdict``) -> one ``SCAN`` batch.
 
     Each cluster's verdicts are finished as if it were up (acceptances applied) and
-    tallied in its own tally; ``_verdict`` keeps the settled verdict for a down
-    cluster's second pass.
+    tallied in its own tally, with those that trigger its outcome rules (the
+    causes); ``_verdict`` keeps the settled verdict for a down cluster's second pass.
     """
     import pyarrow as pa
 
@@ -451,6 +450,13 @@ def _asset_batch(
             tally, (row[:_PLACE_END] for row in members), verdicts, fin, profile_of
         )
         tally.add_matched(marked.accepted)
+        # the settled verdicts that can take the cluster down (judge_clusters' input)
+        rules = profile_of(cluster).cluster_outcomes if fin.mode == "cluster" else ()
+        for row in members if rules else ():
+            found = causes(rules, row[_VERDICT])
+            if found:
+                order = asset_order(row[:_PLACE_END])
+                tally.add_cause(order, row[_VERDICT], [rule.id for rule in found])
         finished.extend(verdicts)
     encode = _msgpack_encoder().encode
     given: dict[str, Any] = dict(zip(_ASSET_ROW, zip(*rows, strict=True), strict=True))
@@ -507,7 +513,6 @@ def _passed_through(others: pa.Table, schema: pa.Schema) -> pa.Table:
 def _settle_stream(
     rows: list[tuple[Any, ...]],
     profile: ServerProfile,
-    rules: Sequence[ClusterOutcomeRule],
     out: list[tuple[Any, ...]],
     kept: list[tuple[str, tuple[str, ...], str]],
 ) -> None:
@@ -516,9 +521,8 @@ def _settle_stream(
     The first stream record in input order is the stream; later ones are duplicates
     whose verdicts are kept unsettled (and the last one's state decides whether the
     stream takes part in overlaps, as in ``check``). Consumers are settled in name
-    order, input order among equal names. Verdict rows go to ``out``, marked when they
-    trigger one of ``rules`` (the cluster's outcome rules; none in single mode); the
-    stream's (name, subjects, state) goes to ``kept`` when it keeps its subjects.
+    order, input order among equal names. Verdict rows go to ``out``; the stream's
+    (name, subjects, state) goes to ``kept`` when it keeps its subjects.
     """
     rows = sorted(rows, key=_input_order)
     streams = [r for r in rows if r[_JUDGED].verdict.kind == "stream"]
@@ -530,30 +534,19 @@ def _settle_stream(
         first = streams[0][_JUDGED]
         if settled.state in KEEP_SUBJECTS:
             kept.append((first.verdict.stream, first.subjects, settled.state))
-        out.append(
-            _verdict_row(streams[0], settled.verdicts[0], 0, rules, duplicate=False)
-        )
+        out.append(_verdict_row(streams[0], settled.verdicts[0], 0, duplicate=False))
     offset = len(settled.verdicts) - len(consumers)
     for index, position in enumerate(settled.order):
         verdict = settled.verdicts[offset + index]
         out.append(
-            _verdict_row(
-                consumers[position], verdict, index + 1, rules, duplicate=False
-            )
+            _verdict_row(consumers[position], verdict, index + 1, duplicate=False)
         )
     for index, row in enumerate(streams[1:]):
-        out.append(
-            _verdict_row(row, row[_JUDGED].verdict, index, rules, duplicate=True)
-        )
+        out.append(_verdict_row(row, row[_JUDGED].verdict, index, duplicate=True))
 
 
 def _verdict_row(
-    row: tuple[Any, ...],
-    verdict: Verdict,
-    position: int,
-    rules: Sequence[ClusterOutcomeRule],
-    *,
-    duplicate: bool,
+    row: tuple[Any, ...], verdict: Verdict, position: int, *, duplicate: bool
 ) -> tuple[Any, ...]:
     """The ``_ASSET_ROW`` columns of a settled asset (its ``Verdict`` as it is)."""
     return (
@@ -568,7 +561,6 @@ def _verdict_row(
         row[_ENTRY],
         row[_HASH],
         verdict,
-        bool(rules) and bool(causes(rules, verdict)),
     )
 
 

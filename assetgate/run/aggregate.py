@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypeVar
 import msgspec
 
 from assetgate.inventory.read import Ignored  # noqa: TC001 (Struct field)
-from assetgate.judge.gate import STATES, Verdict
+from assetgate.judge.gate import STATES, Verdict, asset_id
 from assetgate.judge.outcomes import (  # noqa: TC001 (Struct fields)
     ClusterOutcome,
     HealthFailure,
@@ -50,7 +50,7 @@ from assetgate.run.collect import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
 
     from assetgate.judge.accept import Acceptance
 
@@ -117,6 +117,12 @@ class Partial(msgspec.Struct, kw_only=True):
         health_sample: the first :data:`SAMPLE` of them.
         matched: per acceptance (in the order given), how many entries it covers and
             the first :data:`SAMPLE` of their names, sorted.
+        causes: per cluster, the settled verdicts that trigger one of its
+            ``[[cluster_outcomes]]`` rules (before the outcome marks them): the first
+            :data:`SAMPLE` in report order, and the first of each rule (by rule id,
+            ``CLUSTER RULE``, a NUL between), so that :func:`judge_clusters` on them gives the
+            outcome, reason and facts it gives on all of them.
+        cause_counts: per cluster, how many assets trigger such a rule.
     """
 
     assets: int = 0
@@ -133,6 +139,9 @@ class Partial(msgspec.Struct, kw_only=True):
     health: int = 0
     health_sample: list[_Health] = msgspec.field(default_factory=list)
     matched: list[tuple[int, list[str]]] = msgspec.field(default_factory=list)
+    causes: dict[str, list[Sampled]] = msgspec.field(default_factory=dict)
+    cause_firsts: dict[str, Sampled] = msgspec.field(default_factory=dict)
+    cause_counts: dict[str, int] = msgspec.field(default_factory=dict)
 
     def merge(self, other: Partial) -> Partial:
         """The tally of both parts (of one run: same acceptances)."""
@@ -159,6 +168,19 @@ class Partial(msgspec.Struct, kw_only=True):
             (a[0] + b[0], sorted({*a[1], *b[1]})[:SAMPLE])
             for a, b in zip(self.matched or none, other.matched or none, strict=True)
         ]
+        causes = {cluster: list(items) for cluster, items in self.causes.items()}
+        for cluster, items in other.causes.items():
+            causes[cluster] = _first(
+                [*causes.get(cluster, ()), *items], key=_ORDER_OF_SAMPLED
+            )
+        cause_firsts = dict(self.cause_firsts)
+        for rule_key, found in other.cause_firsts.items():
+            known = cause_firsts.get(rule_key)
+            if known is None or found.order < known.order:
+                cause_firsts[rule_key] = found
+        cause_counts = dict(self.cause_counts)
+        for cluster, count in other.cause_counts.items():
+            cause_counts[cluster] = cause_counts.get(cluster, 0) + count
         return Partial(
             assets=self.assets + other.assets,
             errors=self.errors + other.errors,
@@ -176,7 +198,17 @@ class Partial(msgspec.Struct, kw_only=True):
                 [*self.health_sample, *other.health_sample], key=_ORDER_OF_HEALTH
             ),
             matched=matched,
+            causes=causes,
+            cause_firsts=cause_firsts,
+            cause_counts=cause_counts,
         )
+
+    def causing(self) -> list[Verdict]:
+        """The kept causing verdicts of every cluster, in report order, each once."""
+        kept = {id(s): s for items in self.causes.values() for s in items}
+        kept.update({id(s): s for s in self.cause_firsts.values()})
+        unique = {s.order: s for s in kept.values()}
+        return [unique[order].verdict for order in sorted(unique)]
 
 
 _ORDER_OF_SAMPLED = operator.attrgetter("order")
@@ -203,6 +235,7 @@ class Tally:
         self._wanted = failing_set(fail_on)
         self._out = Partial(matched=[(0, []) for _ in range(acceptances)])
         self._cells: dict[tuple[str, str, str], int] = {}
+        self._cause_ids: dict[str, set[str]] = {}
         # (state, drift, accepted) -> the failing rules (a handful of distinct keys)
         self._rules: dict[tuple[str, str | None, str | None], list[str]] = {}
 
@@ -229,6 +262,27 @@ class Tally:
         if rules:
             out.failing += len(rules)
             self._first("asset", order, asset_finding, rules[0], verdict)
+
+    def add_cause(self, order: Order, verdict: Verdict, rules: Iterable[str]) -> None:
+        """A settled verdict that triggers its cluster's outcome rules (their ids).
+
+        Each asset is given once (a duplicated stream record names the same asset:
+        it is kept as a cause but counted once, as ``check`` names it once).
+        """
+        out = self._out
+        cluster = verdict.cluster
+        ident = asset_id(verdict)
+        seen = self._cause_ids.setdefault(cluster, set())
+        sampled = Sampled(order, verdict)
+        if ident not in seen:  # a later duplicate record of the same stream: once
+            seen.add(ident)
+            out.cause_counts[cluster] = out.cause_counts.get(cluster, 0) + 1
+            _insert(out.causes.setdefault(cluster, []), sampled)
+        for rule in rules:
+            key = f"{cluster}\x00{rule}"
+            known = out.cause_firsts.get(key)
+            if known is None or order < known.order:
+                out.cause_firsts[key] = sampled
 
     def add_health(self, order: Order, failure: HealthFailure) -> None:
         """A ``/healthz`` failure, placed as its asset."""
@@ -324,7 +378,9 @@ class RunSummary(msgspec.Struct, frozen=True, kw_only=True):
         verdict: the text report's verdict line.
         failing: how many findings fail the run.
         main_finding: the first of them, with the server's words (``None``: none).
-        outcomes: each cluster's outcome (cluster mode), as ``check``'s ``clusters``.
+        outcomes: each cluster's outcome (cluster mode), as ``check``'s ``clusters``,
+            naming the first :data:`SAMPLE` assets that cause it.
+        causes: per cluster, how many assets cause its outcome.
         summary: ``check``'s counts.
         target, catalogue, inventory: as in ``check``'s report.
         clusters: per cluster, the assets per state.
@@ -339,6 +395,7 @@ class RunSummary(msgspec.Struct, frozen=True, kw_only=True):
     failing: int
     main_finding: dict[str, str] | None
     outcomes: list[ClusterOutcome]
+    causes: dict[str, int]
     summary: Summary
     target: TargetInfo
     catalogue: CatalogueInfo
@@ -354,6 +411,7 @@ def summarize(
     whole: Partial,
     *,
     outcomes: Sequence[ClusterOutcome],
+    causes: Mapping[str, int],
     acceptances: Sequence[tuple[str, str]],
     target: TargetInfo,
     catalogue: CatalogueInfo,
@@ -362,7 +420,9 @@ def summarize(
     """The summary of a whole run from its tally and its clusters' outcomes.
 
     ``outcomes`` already carry their acceptances (and ``whole.matched`` counts the
-    clusters those matched); ``acceptances`` are the run's ``(rule, pattern)`` pairs.
+    clusters those matched), and name at least the first :data:`SAMPLE` assets that
+    cause each (``causes``: how many there are); ``acceptances`` are the run's
+    ``(rule, pattern)`` pairs.
     """
     states: dict[str, int] = dict.fromkeys(STATES, 0)
     clusters: dict[str, dict[str, int]] = {}
@@ -404,7 +464,10 @@ def summarize(
         main_finding=(
             {"finding": firsts[0][0], "reason": firsts[0][1]} if firsts else None
         ),
-        outcomes=list(outcomes),
+        outcomes=[
+            msgspec.structs.replace(c, assets=c.assets[:SAMPLE]) for c in outcomes
+        ],
+        causes={c.cluster: causes.get(c.cluster, 0) for c in outcomes},
         summary=summary,
         target=target,
         catalogue=catalogue,
@@ -453,6 +516,7 @@ def summary_of_report(report: Report, fail_on: Iterable[str]) -> RunSummary:
     return summarize(
         tally.partial(),
         outcomes=report.clusters,
+        causes={c.cluster: len(c.assets) for c in report.clusters},
         acceptances=[(a.rule, a.asset) for a in report.accepted],
         target=report.target,
         catalogue=report.catalogue,

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import TYPE_CHECKING, Final
 
 import msgspec
 import pytest
 
+from assetgate.judge.outcomes import causes, judge_clusters
 from assetgate.report.common import verdict_line
 from assetgate.run.aggregate import SAMPLE, Partial, Tally, summarize, summary_of_report
-from assetgate.run.check import check, count_findings, first_failing
+from assetgate.run.check import check, count_findings, first_failing, iter_records
+from assetgate.run.collect import Collector, target_profile
 from benchmarks.gen_inventory import generate
 from tests.conftest import REPO
 
@@ -128,6 +131,7 @@ def test_tallies_of_parts_merge_into_the_tally_of_the_whole(
         merged = summarize(
             whole,
             outcomes=report.clusters,
+            causes={c.cluster: len(c.assets) for c in report.clusters},
             acceptances=[(a.rule, a.asset) for a in report.accepted],
             target=report.target,
             catalogue=report.catalogue,
@@ -143,3 +147,47 @@ def test_an_inventory_with_no_asset_fails_with_no_assets(catalogue: Catalogue) -
     assert summary.failing == 1
     assert summary.main_finding is not None
     assert summary.main_finding["finding"].startswith("no-assets: ")
+
+
+def test_the_kept_causes_give_the_outcomes_of_all_causes(
+    catalogue: Catalogue, tmp_path: Path
+) -> None:
+    """Outcomes judged on the tally's bounded causes equal those judged on every asset.
+
+    The scan's driver never holds every verdict that takes a cluster down: the tally
+    keeps the first ten per cluster and the first of each rule.
+    """
+    rng = random.Random(8)  # noqa: S311 (test data)
+    fleet = tmp_path / "causes.jsonl"
+    fleet.write_bytes(b"".join(generate(8000, seed=6, bad_fraction=0.01)))
+    seen = 0
+    for target in ("2.10.26", "2.11.11", "2.12.8", "2.15.1"):
+        profiles = {"*": catalogue.server(target)}
+        collector = Collector(profiles, "cluster", catalogue)
+        for record in iter_records([*INVENTORIES, str(fleet)]):
+            collector.add(record)
+        settled = collector.verdicts()
+        profile_of = functools.partial(target_profile, profiles)
+        expected, down = judge_clusters(settled, profile_of)
+        indexed = list(enumerate(settled))
+        rng.shuffle(indexed)
+        parts = []
+        for chunk in (indexed[: len(indexed) // 3], indexed[len(indexed) // 3 :]):
+            tally = Tally(())
+            for index, verdict in chunk:
+                rules = causes(profile_of(verdict.cluster).cluster_outcomes, verdict)
+                if rules:
+                    tally.add_cause((index,), verdict, [r.id for r in rules])
+            parts.append(tally.partial())
+        whole = parts[0].merge(parts[1])
+        names = sorted({v.cluster for v in settled})
+        found, found_down = judge_clusters(whole.causing(), profile_of, names=names)
+        assert found_down == down
+        assert [
+            msgspec.structs.replace(c, assets=c.assets[:SAMPLE]) for c in found
+        ] == [msgspec.structs.replace(c, assets=c.assets[:SAMPLE]) for c in expected]
+        assert whole.cause_counts == {
+            c.cluster: len(c.assets) for c in expected if c.assets
+        }
+        seen += sum(1 for c in expected if len(c.assets) > SAMPLE)
+    assert seen > 0  # some cluster had more causes than the tally keeps
