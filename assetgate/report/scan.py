@@ -32,6 +32,7 @@ from assetgate.wire import shown_cluster
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from assetgate.judge.gate import Verdict
     from assetgate.run.aggregate import RunSummary
 
 __all__ = [
@@ -105,7 +106,7 @@ def summary_markdown(summary: RunSummary, out: str = "") -> str:
                 rule,
                 str(found["count"]),
                 md(asset_id(first)),
-                md(first.reason or ""),
+                md(_words(rule, first)),
             ]
             lines.append(md_row(cells))
     if out:
@@ -140,7 +141,7 @@ def summary_text(summary: RunSummary, out: str = "") -> str:
         for verdict in sample:
             note = f"  [accepted {verdict.accepted}]" if verdict.accepted else ""
             lines.append(f"  {esc(asset_id(verdict))}{esc(note)}")
-            words = drift_text(verdict) if rule == verdict.drift else verdict.reason
+            words = _words(rule, verdict)
             if words:
                 lines.append(f"      {esc(words)}")
     for acceptance in summary.acceptances:
@@ -160,6 +161,11 @@ def summary_text(summary: RunSummary, out: str = "") -> str:
         )
     lines += ["", f"verdict: {esc(summary.verdict)}"]
     return "\n".join(lines) + "\n"
+
+
+def _words(rule: str, verdict: Verdict) -> str:
+    """What a sampled finding says: the stamp's meaning for a drift flag, else the reason."""
+    return drift_text(verdict) if rule == verdict.drift else verdict.reason or ""
 
 
 SUMMARY_FORMATS: Final[dict[str, Callable[[RunSummary, str], str]]] = {

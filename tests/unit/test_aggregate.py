@@ -191,3 +191,29 @@ def test_the_kept_causes_give_the_outcomes_of_all_causes(
         }
         seen += sum(1 for c in expected if len(c.assets) > SAMPLE)
     assert seen > 0  # some cluster had more causes than the tally keeps
+
+
+def test_summary_renderings_name_the_verdict_first_findings_and_tables(
+    catalogue: Catalogue,
+) -> None:
+    """Text, Markdown and JSON of a summary: verdict, first findings with their words."""
+    import json
+
+    from assetgate.report.common import OUTCOME_HEAD, drift_text, outcome_row
+    from assetgate.report.scan import summary_json, summary_markdown, summary_text
+
+    report = check([INVENTORIES[0]], target="2.11.11", catalogue=catalogue)
+    summary = summary_of_report(report, ())
+    text = summary_text(summary, "/out")
+    first_missing = summary.findings["stamp_missing"]["sample"][0]
+    assert text.endswith(f"verdict: {summary.verdict}\n")
+    count = summary.findings["stamp_missing"]["count"]
+    assert f"stamp_missing ({count}, first {min(count, SAMPLE)})" in text
+    assert drift_text(first_missing) in text
+    assert "tables: /out/{assets,errors,ignored,overlaps}" in text
+    markdown = summary_markdown(summary, "/out")
+    assert "\n".join(OUTCOME_HEAD) in markdown
+    assert all(outcome_row(c) in markdown for c in summary.outcomes)
+    body = json.loads(summary_json(summary))
+    assert body["failing"] == summary.failing
+    assert body["causes"] == {c.cluster: len(c.assets) for c in report.clusters}
