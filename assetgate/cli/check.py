@@ -31,6 +31,7 @@ from assetgate.cli.common import (
 from assetgate.inventory.inputs import InputError, expand_inputs
 from assetgate.inventory.read import Asset
 from assetgate.live.pulled import PulledServers, mode_notes, pulled_mode
+from assetgate.report.common import pretty_json
 from assetgate.report.formats import (
     FORMATS,
     matrix_formats,
@@ -273,8 +274,8 @@ def _run(args: argparse.Namespace, catalogue: Catalogue) -> int:
     folding = None if args.show == "all" else fail_on
     write_output(args, render(report, args.format, fail_on=folding))
     if args.plan_out:
-        encoded = msgspec.json.encode(make_plan(report), order="deterministic")
-        Path(args.plan_out).write_bytes(msgspec.json.format(encoded, indent=2) + b"\n")
+        written = pretty_json(make_plan(report), deterministic=True)
+        Path(args.plan_out).write_text(written, encoding="utf-8")
     warn_unmatched(report.accepted)
     return 1 if fails(report, fail_on) else 0
 

@@ -6,8 +6,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-import msgspec
-
 from assetgate.catalogue.levels import build_catalogue, checksum_text, describe
 from assetgate.cli.common import (
     TEXT_OR_JSON,
@@ -18,6 +16,7 @@ from assetgate.cli.common import (
     catalogue,
     write_output,
 )
+from assetgate.report.common import pretty_json
 
 if TYPE_CHECKING:
     import argparse
@@ -81,10 +80,7 @@ def run(args: argparse.Namespace) -> int:
     summary = describe(cat.lines)
     if args.format == "json":
         payload = {"digest": cat.digest, "lines": summary}
-        write_output(
-            args,
-            msgspec.json.format(msgspec.json.encode(payload).decode(), indent=2) + "\n",
-        )
+        write_output(args, pretty_json(payload))
         return ExitCode.OK
     out = [f"level catalogue {cat.source} (digest {cat.digest[:12]})", ""]
     for line in cat.lines:

@@ -19,7 +19,7 @@ from assetgate.cli.common import (
     write_output,
 )
 from assetgate.decoding.goscan import scan
-from assetgate.report.common import escape_terminal
+from assetgate.report.common import escape_terminal, pretty_json
 from assetgate.requests.admission import Admission, admit
 from assetgate.requests.validate import Validation, validate
 from assetgate.wire import DEFAULT_ACCOUNT, AssetKind
@@ -192,10 +192,7 @@ def run(args: argparse.Namespace) -> int:
         if len(items) == 1:
             del items[0]["source"]
         payload: object = items[0] if len(items) == 1 else items
-        write_output(
-            args,
-            msgspec.json.format(msgspec.json.encode(payload).decode(), indent=2) + "\n",
-        )
+        write_output(args, pretty_json(payload))
     else:
         write_output(
             args,

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Final
 import msgspec
 
 from assetgate.judge.gate import asset_id
-from assetgate.report.common import escape_markdown, escape_terminal
+from assetgate.report.common import escape_markdown, escape_terminal, pretty_json
 from assetgate.wire import DECODE_FAILURES, DEFAULT_ACCOUNT
 
 if TYPE_CHECKING:
@@ -268,7 +268,7 @@ def render_comparison(comparisons: Sequence[Comparison], fmt: str) -> str:
             "not_observed": len(unseen),
             "assets": list(comparisons),
         }
-        return msgspec.json.format(msgspec.json.encode(body), indent=2).decode() + "\n"
+        return pretty_json(body)
     if fmt == "markdown":
         lines = ["## assetgate: predicted vs observed", "", f"**{head}.**"]
         if differ or unseen:

@@ -17,6 +17,8 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Protocol, TypeVar, assert_never
 
+import msgspec
+
 from assetgate.judge.gate import STATES
 from assetgate.judge.rules import accepted_rules, failing_rules, failing_set
 from assetgate.wire import shown_cluster
@@ -56,6 +58,7 @@ __all__ = [
     "own_text",
     "per_file",
     "plural",
+    "pretty_json",
     "reason_text",
     "relative_path",
     "split_source",
@@ -400,6 +403,19 @@ _FIT_NOTE: Final = (
     "*{left} more lines left out: the whole report is {size:,} bytes, over GitHub's "
     "step-summary limit of {limit:,}; `--format json` lists everything.*"
 )
+
+
+def pretty_json(value: object, *, deterministic: bool = False) -> str:
+    """``value`` as JSON indented by two spaces, with a final newline.
+
+    ``deterministic``: keys of dicts sorted (msgspec's ``order="deterministic"``).
+    """
+    raw = (
+        msgspec.json.encode(value, order="deterministic")
+        if deterministic
+        else msgspec.json.encode(value)
+    )
+    return msgspec.json.format(raw, indent=2).decode() + "\n"
 
 
 def md_row(cells: Sequence[str]) -> str:

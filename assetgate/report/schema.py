@@ -13,6 +13,7 @@ from typing import Final
 
 import msgspec
 
+from assetgate.report.common import pretty_json
 from assetgate.run.check import PLAN_FORMAT, Plan
 from assetgate.run.collect import REPORT_FORMAT, Report
 from assetgate.run.matrix_model import MATRIX_FORMAT, Matrix
@@ -44,4 +45,4 @@ def json_schema(name: str) -> str:
         "title": f"assetgate {name} ({version})",
         **generated,
     }
-    return msgspec.json.format(msgspec.json.encode(document), indent=2).decode() + "\n"
+    return pretty_json(document)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-import msgspec
+from assetgate.report.common import pretty_json
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -35,15 +35,14 @@ def render(report: Report, *, fail_on: Iterable[str] | None = None) -> str:
         The JSON document and a newline.
     """
     del fail_on  # every finding is listed: nothing is folded
-    raw = msgspec.json.encode(report, order="deterministic")
-    return msgspec.json.format(raw, indent=2).decode() + "\n"
+    return pretty_json(report, deterministic=True)
 
 
 def render_matrix(matrix: Matrix) -> str:
     """The matrix struct as indented JSON."""
-    return msgspec.json.format(msgspec.json.encode(matrix), indent=2).decode() + "\n"
+    return pretty_json(matrix)
 
 
 def render_rolling(rolling: Rolling) -> str:
     """The rolling struct as indented JSON."""
-    return msgspec.json.format(msgspec.json.encode(rolling), indent=2).decode() + "\n"
+    return pretty_json(rolling)

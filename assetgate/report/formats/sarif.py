@@ -21,6 +21,7 @@ from assetgate.report.common import (
     escape_terminal,
     overlap_name,
     overlap_text,
+    pretty_json,
     reason_text,
     relative_path,
     split_source,
@@ -91,7 +92,7 @@ def render(report: Report, *, fail_on: Iterable[str] | None = None) -> str:
             }
         ],
     }
-    return msgspec.json.format(msgspec.json.encode(log), indent=2).decode() + "\n"
+    return pretty_json(log)
 
 
 def sarif_results(report: Report) -> list[SarifObject]:
@@ -297,4 +298,4 @@ def render_matrix(matrix: Matrix) -> str:
             }
         ],
     }
-    return msgspec.json.format(msgspec.json.encode(log), indent=2).decode() + "\n"
+    return pretty_json(log)
