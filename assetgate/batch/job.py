@@ -438,9 +438,9 @@ def _run(
             head = _head(settled)
         # the causes of every cluster's outcome, kept bounded by the tallies
         causes = Partial()
-        for _, part in head.tallies:
+        for part in head.tallies.values():
             causes = causes.merge(part)
-        clusters = sorted({c for c, _ in head.tallies if c is not None})
+        clusters = sorted(c for c in head.tallies if c is not None)
         profile_of = functools.partial(target_profile, ctx.profiles)
         outcomes, down = (
             judge_clusters(causes.causing(), profile_of, names=clusters)
@@ -452,7 +452,7 @@ def _run(
         matched = Tally(ctx.fail_on, len(ctx.rules))
         matched.add_matched(covered.accepted)
         whole = matched.partial()
-        for cluster, part in head.tallies:
+        for cluster, part in head.tallies.items():
             if cluster is None or cluster not in down:
                 whole = whole.merge(part)
         if down:
@@ -507,12 +507,13 @@ class _Head(NamedTuple):
 
     Attributes:
         blocks: what the judge function saw in each file split.
-        tallies: the settle stage's tallies: (cluster, its assets' tally of one
-            partition) and (``None``, a partition's overlaps, errors and ignored).
+        tallies: the settle stage's tallies merged per cluster (``None``: the
+            overlaps, errors and ignored records), merged as they arrive so that the
+            driver holds one per cluster, not one per partition.
     """
 
     blocks: list[SplitCount]
-    tallies: list[tuple[str | None, Partial]]
+    tallies: dict[str | None, Partial]
 
 
 def _head(settled: DataFrame) -> _Head:
@@ -525,7 +526,7 @@ def _head(settled: DataFrame) -> _Head:
         .toArrow()
     )
     blocks: list[SplitCount] = []
-    tallies: list[tuple[str | None, Partial]] = []
+    tallies: dict[str | None, Partial] = {}
     for kind, cluster, counted in zip(
         table.column("record").to_pylist(),
         table.column("cluster").to_pylist(),
@@ -534,8 +535,10 @@ def _head(settled: DataFrame) -> _Head:
     ):
         if kind == BLOCK:
             blocks.append(msgspec.msgpack.decode(counted, type=SplitCount))
-        else:
-            tallies.append((cluster, msgspec.msgpack.decode(counted, type=Partial)))
+            continue
+        part = msgspec.msgpack.decode(counted, type=Partial)
+        known = tallies.get(cluster)
+        tallies[cluster] = part if known is None else known.merge(part)
     return _Head(blocks=blocks, tallies=tallies)
 
 
