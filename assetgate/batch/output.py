@@ -89,6 +89,9 @@ class LocalOutput:
     def __init__(self, final: Path) -> None:
         """Refuse a folder that is not a scan's; make the work folder beside it."""
         final = final.absolute()
+        if final.exists() and not final.is_dir():
+            msg = f"output is a file, not a directory: {str(final)!r}"
+            raise OutputError(msg)
         if final.exists() and any(final.iterdir()) and not (final / SUCCESS).exists():
             msg = (
                 f"output directory is not empty and not a scan's output: {str(final)!r}"

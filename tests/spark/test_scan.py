@@ -661,6 +661,17 @@ def test_failed_uri_run_leaves_no_success(
     assert (out / "_assetgate").exists()
 
 
+def test_an_output_that_is_a_file_is_refused(
+    spark: SparkSession, catalogue: Catalogue, tmp_path: Path
+) -> None:
+    """--out naming a file is a ScanError (exit 2 at the command line), the file kept."""
+    taken = tmp_path / "taken"
+    taken.write_text("keep")
+    with pytest.raises(ScanError, match="output is a file"):
+        scan(spark, [MIXED], taken, targets={"*": TARGET}, catalogue=catalogue)
+    assert taken.read_text() == "keep"
+
+
 def test_uri_output_refuses_a_folder_that_is_not_a_scan(
     spark: SparkSession, catalogue: Catalogue, tmp_path: Path
 ) -> None:
