@@ -149,18 +149,6 @@ class Partial(msgspec.Struct, kw_only=True):
         for cluster, account, state, count in (*self.cells, *other.cells):
             key = (cluster, account, state)
             cells[key] = cells.get(key, 0) + count
-        first = dict(self.first)
-        for kind, finding in other.first.items():
-            if kind not in first or finding.order < first[kind].order:
-                first[kind] = finding
-        rules = dict(self.rules)
-        for rule, count in other.rules.items():
-            rules[rule] = rules.get(rule, 0) + count
-        samples = {rule: list(items) for rule, items in self.samples.items()}
-        for rule, items in other.samples.items():
-            samples[rule] = _first(
-                [*samples.get(rule, ()), *items], key=_ORDER_OF_SAMPLED
-            )
         none: list[tuple[int, list[str]]] = [(0, [])] * max(
             len(self.matched), len(other.matched)
         )
@@ -168,19 +156,6 @@ class Partial(msgspec.Struct, kw_only=True):
             (a[0] + b[0], sorted({*a[1], *b[1]})[:SAMPLE])
             for a, b in zip(self.matched or none, other.matched or none, strict=True)
         ]
-        causes = {cluster: list(items) for cluster, items in self.causes.items()}
-        for cluster, items in other.causes.items():
-            causes[cluster] = _first(
-                [*causes.get(cluster, ()), *items], key=_ORDER_OF_SAMPLED
-            )
-        cause_firsts = dict(self.cause_firsts)
-        for rule_key, found in other.cause_firsts.items():
-            known = cause_firsts.get(rule_key)
-            if known is None or found.order < known.order:
-                cause_firsts[rule_key] = found
-        cause_counts = dict(self.cause_counts)
-        for cluster, count in other.cause_counts.items():
-            cause_counts[cluster] = cause_counts.get(cluster, 0) + count
         return Partial(
             assets=self.assets + other.assets,
             errors=self.errors + other.errors,
@@ -190,17 +165,15 @@ class Partial(msgspec.Struct, kw_only=True):
             drift=self.drift + other.drift,
             failing=self.failing + other.failing,
             cells=[(*key, count) for key, count in sorted(cells.items())],
-            first=first,
-            rules=rules,
-            samples=samples,
+            first=_earliest(self.first, other.first),
+            rules=_summed(self.rules, other.rules),
+            samples=_sampled(self.samples, other.samples),
             health=self.health + other.health,
-            health_sample=_first(
-                [*self.health_sample, *other.health_sample], key=_ORDER_OF_HEALTH
-            ),
+            health_sample=_first([*self.health_sample, *other.health_sample]),
             matched=matched,
-            causes=causes,
-            cause_firsts=cause_firsts,
-            cause_counts=cause_counts,
+            causes=_sampled(self.causes, other.causes),
+            cause_firsts=_earliest(self.cause_firsts, other.cause_firsts),
+            cause_counts=_summed(self.cause_counts, other.cause_counts),
         )
 
     def causing(self) -> list[Verdict]:
@@ -211,14 +184,42 @@ class Partial(msgspec.Struct, kw_only=True):
         return [unique[order].verdict for order in sorted(unique)]
 
 
-_ORDER_OF_SAMPLED = operator.attrgetter("order")
-_ORDER_OF_HEALTH = operator.attrgetter("order")
+_ORDER: Final = operator.attrgetter("order")
+_K = TypeVar("_K")
+_Early = TypeVar("_Early", Finding, Sampled)
 
 
-def _first(
-    items: list[_Ordered], *, key: Callable[[_Ordered], Order]
-) -> list[_Ordered]:
-    return sorted(items, key=key)[:SAMPLE]
+def _first(items: list[_Ordered]) -> list[_Ordered]:
+    """The first :data:`SAMPLE` of ``items`` in report order."""
+    return sorted(items, key=_ORDER)[:SAMPLE]
+
+
+def _summed(a: dict[_K, int], b: dict[_K, int]) -> dict[_K, int]:
+    """Counts by key, added."""
+    out = dict(a)
+    for key, count in b.items():
+        out[key] = out.get(key, 0) + count
+    return out
+
+
+def _earliest(a: dict[str, _Early], b: dict[str, _Early]) -> dict[str, _Early]:
+    """Per key, whichever comes first in report order."""
+    out = dict(a)
+    for key, found in b.items():
+        known = out.get(key)
+        if known is None or found.order < known.order:
+            out[key] = found
+    return out
+
+
+def _sampled(
+    a: dict[str, list[Sampled]], b: dict[str, list[Sampled]]
+) -> dict[str, list[Sampled]]:
+    """Per key, the first :data:`SAMPLE` of both samples."""
+    out = {key: list(items) for key, items in a.items()}
+    for key, items in b.items():
+        out[key] = _first([*out.get(key, ()), *items])
+    return out
 
 
 class Tally:
@@ -358,7 +359,7 @@ def _insert(items: list[_Ordered], item: _Ordered) -> None:
     """Keep ``items`` the first :data:`SAMPLE` by order, with ``item`` if it belongs."""
     if len(items) >= SAMPLE and not item.order < items[-1].order:
         return
-    bisect.insort(items, item, key=_ORDER_OF_SAMPLED)
+    bisect.insort(items, item, key=_ORDER)
     del items[SAMPLE:]
 
 
