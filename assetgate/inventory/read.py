@@ -822,7 +822,11 @@ class _Canonical(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     observed_state: str | None = None
     observed_reason: str | None = None
     server_version: str | None = None
-    servers: msgspec.Raw | None = None
+    # allowed, not read (as on the general path): the config names the asset, the
+    # stamp in its metadata is its level, and the servers are for ``pull`` only
+    name: _Field = msgspec.UNSET
+    api_level: _Field = msgspec.UNSET
+    servers: _Field = msgspec.UNSET
 
 
 _CANONICAL: Final = msgspec.json.Decoder(_Canonical)

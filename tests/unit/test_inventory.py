@@ -27,6 +27,7 @@ from assetgate.inventory.read import (
     read_inventory_stream,
     read_records,
 )
+from benchmarks.gen_inventory import generate
 from tests.conftest import FIXTURES
 
 if TYPE_CHECKING:
@@ -1268,3 +1269,41 @@ def test_lone_surrogate_config_is_judged_as_the_target_decodes_it() -> None:
     expected = decode(config, line_model, "StreamConfig", context="stored")
     assert (verdict.state, verdict.reason) == ("unloadable", expected.lenient_error)
     assert report.summary.errors == 0
+
+
+def _general(data: bytes, source: str) -> list[InventoryEntry]:
+    """What the general reader makes of one line, with the canonical fast path skipped."""
+    try:
+        record = inventory._decode(data)
+    except inventory._Malformed as exc:
+        return [RecordError(source=source, message=str(exc))]
+    return inventory._dispatch_guarded(record, source)
+
+
+_PULL_KEYS: Final = (
+    b'"name":"ORDERS",',
+    b'"name":5,',
+    b'"api_level":3,',
+    b'"api_level":"x",',
+    b'"servers":["n1","n2"],',
+    b'"servers":null,',
+)
+
+
+def test_the_canonical_fast_path_reads_what_the_general_reader_reads() -> None:
+    """A canonical line reads the same on the fast path as on the general one, pull keys too."""
+    lines = [line.rstrip(b"\n") for line in generate(400, seed=5, bad_fraction=0.05)]
+    lines += [
+        b"{" + extra + line[1:]
+        for extra in _PULL_KEYS
+        for line in (FIXTURES / "inventories" / "demo.jsonl").read_bytes().splitlines()
+    ]
+    taken = 0
+    for number, line in enumerate(lines, 1):
+        source = f"f:{number}"
+        fast = inventory._fast_canonical(line, source)
+        taken += fast is not None
+        assert read_records(line, source) == _general(line, source), line
+        assert fast is None or [fast] == _general(line, source), line
+    # the pull keys (name, api_level, servers) no longer send a line the long way
+    assert taken > 0.9 * len(lines)
