@@ -23,7 +23,7 @@ import msgspec
 from assetgate.catalogue import derived
 from assetgate.catalogue.compile import features_for
 from assetgate.catalogue.model import CONFIG_STRUCT
-from assetgate.decoding.decode import Decoded, decode
+from assetgate.decoding.decode import Decoded, decode, fast_path
 from assetgate.decoding.goscan import go_quote
 from assetgate.inventory.read import RecordError
 from assetgate.judge.configchecks import (
@@ -175,13 +175,127 @@ def judge(
     asset: Asset, profile: ServerProfile, mode: Mode, catalogue: Catalogue
 ) -> Judged:
     """Judge one asset on its own: decode it as the target does and apply section 4.1."""
+    plan = _PLANS.get((id(profile), id(catalogue), asset.kind, mode))
+    if plan is None:
+        plan = _bind(profile, catalogue, asset.kind, mode)
+    judged = plan.lean(asset)
+    return judged if judged is not None else _general(asset, plan, mode)
+
+
+def _general(asset: Asset, plan: _Bound, mode: Mode) -> Judged:
+    """:func:`judge` for any asset: the exact decode, then each step on its own."""
+    profile = plan.profile
     decoded = decode_stored(asset, profile)
     state, reason = _loaded_state(decoded, profile, mode)
     failed: CheckFailure | None = None
     notes: tuple[str, ...] = ()
     if state in _RECOVERED:  # the target re-runs its config checks on what it recovers
-        failed, notes = _load_checks(decoded.config, asset.kind, profile, mode)
-    return _judged(asset, decoded, (state, reason), failed, notes, profile, catalogue)
+        failed, notes = _load_checks(decoded.config, plan)
+    return _judged(
+        asset, decoded, (state, reason), failed, notes, profile, plan.catalogue
+    )
+
+
+class _Bound(NamedTuple):
+    """What judging one kind against one profile in one mode needs, bound once.
+
+    ``lean`` judges the common asset in one pass (:func:`_lean`), or returns ``None``
+    for the general path; ``checker`` and ``noter`` are the load-time config checks
+    and notes (``None``: none apply). ``profile`` and ``catalogue`` are kept so that
+    the ids in the key stay theirs.
+    """
+
+    lean: Callable[[Asset], Judged | None]
+    checker: Callable[[Any], CheckFailure | None] | None
+    noter: Callable[[Any], tuple[str, ...]] | None
+    profile: ServerProfile
+    catalogue: Catalogue
+
+
+_PLANS: dict[tuple[int, int, str, str], _Bound] = derived.cache(
+    "gate.plans", keyed_by="(id of profile, id of catalogue, kind, mode)"
+)
+
+
+def _bind(
+    profile: ServerProfile, catalogue: Catalogue, kind: str, mode: Mode
+) -> _Bound:
+    checker = load_checker(profile, kind, mode)
+    noter = load_notes(profile, kind, mode)
+    lean = _lean(profile, catalogue, kind, checker, noter)
+    bound = _Bound(lean, checker, noter, profile, catalogue)
+    _PLANS[(id(profile), id(catalogue), kind, mode)] = bound
+    return bound
+
+
+def _lean(
+    profile: ServerProfile,
+    catalogue: Catalogue,
+    kind: str,
+    checker: Callable[[Any], CheckFailure | None] | None,
+    noter: Callable[[Any], tuple[str, ...]] | None,
+) -> Callable[[Asset], Judged | None]:
+    """:func:`judge`'s answer in one pass for a config that is plainly fine.
+
+    That is one that decodes cleanly on msgspec's fast path (no escape, every field
+    known, well typed), whose stored level the target supports and that passes the
+    load-time checks: it loads ``online``, and its verdict is built once. Anything
+    else returns ``None``, and :func:`judge` takes the general path, whose answers a
+    differential test holds this to.
+    """
+    decode_fast = fast_path(profile.line, CONFIG_STRUCT[kind])
+    features = features_for(catalogue, profile.line, kind)
+    level = profile.api_level or 0
+    any_level = profile.switches.offline == "none"  # no offline state: a stamp is moot
+    target = profile.version.text
+    stream = kind == "stream"
+
+    def lean(asset: Asset) -> Judged | None:
+        config = decode_fast(asset.config)
+        if config is None:
+            return None  # the exact decode (and maybe an error) on the general path
+        metadata = config.metadata
+        stamped = metadata.get(REQUIRED_LEVEL_KEY) if metadata else None
+        if stamped and not any_level:
+            stored = go_atoi(stamped)
+            if stored is None or stored > level:
+                return None  # offline: the general path words it
+        notes: tuple[str, ...] = ()
+        if checker is not None and checker(config) is not None:
+            return None  # unloadable: the general path says why
+        if noter is not None:
+            notes = noter(config)
+        required, first = features(config)
+        replicas = config.num_replicas
+        subjects: tuple[str, ...] = ()
+        if stream:
+            replicas = max(replicas, 1)
+            subjects = claimed_subjects(
+                config.subjects,
+                name=config.name or asset.name,
+                mirror=config.mirror,
+                sources=config.sources,
+            )
+        verdict = Verdict(
+            source=asset.source,
+            cluster=asset.cluster,
+            account=asset.account,
+            kind=asset.kind,
+            stream=asset.stream,
+            name=asset.name,
+            state="online",
+            reason=None,
+            target=target,
+            stamped_level=stamped,
+            required_level=required,
+            min_server_version=first,
+            drift=_drift(stamped, required, profile),
+            replicas=replicas or None,
+            notes=notes,
+        )
+        return Judged(verdict=verdict, subjects=subjects)
+
+    return lean
 
 
 def judge_many(
@@ -400,33 +514,16 @@ def _judged(  # noqa: PLR0917 - the parts of one judgement
 
 
 _RECOVERED: Final = frozenset({"online", "degraded"})
-# the bound checks and notes per (id(profile), kind, mode); profiles are cached by the
-# catalogue and kept alive by load_checker, so their ids stay valid
-_BOUND: dict[
-    tuple[int, str, str],
-    tuple[
-        Callable[[Any], CheckFailure | None] | None,
-        Callable[[Any], tuple[str, ...]] | None,
-    ],
-] = derived.cache("gate.bound", keyed_by="(id of profile, kind, mode)")
 
 
 def _load_checks(
-    config: Any, kind: str, profile: ServerProfile, mode: Mode
+    config: Any, bound: _Bound
 ) -> tuple[CheckFailure | None, tuple[str, ...]]:
     """The load-time check the config fails, else the notes that apply to it."""
-    key = (id(profile), kind, mode)
-    bound = _BOUND.get(key)
-    if bound is None:  # once per target, kind and mode
-        bound = _BOUND[key] = (
-            load_checker(profile, kind, mode),
-            load_notes(profile, kind, mode),
-        )
-    checker, noter = bound
-    failed = None if checker is None else checker(config)
-    if failed is not None or noter is None:
+    failed = None if bound.checker is None else bound.checker(config)
+    if failed is not None or bound.noter is None:
         return failed, ()
-    return None, noter(config)
+    return None, bound.noter(config)
 
 
 def settle(

@@ -22,7 +22,7 @@ def test_every_cache_is_registered_with_its_key() -> None:
         "configchecks.plans",
         "decoding.fast",
         "decoding.lenient",
-        "gate.bound",
+        "gate.plans",
         "levels.profiles",
         "model.types",
         "requests.infos",

@@ -7,8 +7,11 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 import pytest
 
-from assetgate.inventory.read import Asset
+from assetgate.inventory.read import Asset, read_inventory_bytes
+from assetgate.judge import gate
 from assetgate.judge.gate import Verdict, classify_stream
+from benchmarks.gen_inventory import generate
+from tests.conftest import REPO
 
 if TYPE_CHECKING:
     from assetgate.catalogue.levels import Catalogue
@@ -310,3 +313,38 @@ def test_first_offline_consumer_in_name_order_stops_the_stream(
         catalogue=catalogue,
     )
     assert verdicts[0].reason == 'stopped - unsupported consumer "C_A"'
+
+
+def test_the_lean_pass_judges_as_the_general_path(catalogue: Catalogue) -> None:
+    """Every asset the one-pass judgement takes gets the general path's judgement."""
+    lines = list(generate(600, seed=11, bad_fraction=0.05))
+    lines += (
+        (REPO / "fixtures/inventories/demo.jsonl")
+        .read_bytes()
+        .splitlines(keepends=True)
+    )
+    lines += (
+        (REPO / "fixtures/inventories/golden.jsonl")
+        .read_bytes()
+        .splitlines(keepends=True)
+    )
+    assets = [
+        r for r in read_inventory_bytes(b"".join(lines), "f") if isinstance(r, Asset)
+    ]
+    # a sourced stream without a duplicate window: older targets note the one they add
+    assets.append(_stream("AGG", "0", sources=[{"name": "ORDERS"}], duplicate_window=0))
+    taken = judged = noted = 0
+    for release in catalogue.releases():
+        profile = catalogue.server(release)
+        for mode in ("single", "cluster"):
+            for asset in assets:
+                plan = gate._bind(profile, catalogue, asset.kind, mode)
+                lean = plan.lean(asset)
+                judged += 1
+                if lean is not None:
+                    taken += 1
+                    noted += bool(lean.verdict.notes)
+                    assert lean == gate._general(asset, plan, mode), (release, asset)
+                    assert gate.judge(asset, profile, mode, catalogue) == lean
+    assert taken > judged // 2  # the common case does take it
+    assert noted  # and so does a config the target's defaults change
