@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.metadata
 from typing import TYPE_CHECKING, Final
 from urllib.parse import quote
 
@@ -238,6 +237,8 @@ def home_page(project_urls: Iterable[str]) -> str | None:
 @functools.cache
 def _project_urls() -> tuple[str, ...]:
     """The installed package's ``Project-URL`` metadata entries (none when not installed)."""
+    import importlib.metadata  # about 10 ms: imported when SARIF is written, not at start
+
     try:
         metadata = importlib.metadata.metadata("assetgate")
     except importlib.metadata.PackageNotFoundError:
