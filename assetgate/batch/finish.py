@@ -44,7 +44,9 @@ __all__ = [
     "asset_order",
     "digest_batches",
     "final_verdicts",
+    "overlap_order",
     "overlap_pairs",
+    "record_entry",
     "record_order",
     "tally_assets",
     "tally_batches",
@@ -210,14 +212,12 @@ def tally_others(rows: Iterable[dict[str, Any]], fin: Finish, tally: Tally) -> N
     errors: list[tuple[tuple[Any, ...], ErrorEntry]] = []
     ignored: list[tuple[tuple[Any, ...], Ignored]] = []
     for row in rows:
-        order = record_order(row)
-        if row["record"] == "error":
-            entry = ErrorEntry(
-                source=row["source"], message=row["message"], retriable=row["retriable"]
-            )
-            errors.append((order, entry))
-        elif row["record"] == "ignored":
-            ignored.append((order, Ignored(source=row["source"], reason=row["reason"])))
+        if row["record"] in {"error", "ignored"}:
+            entry = record_entry(row)
+            if isinstance(entry, ErrorEntry):
+                errors.append((record_order(row), entry))
+            else:
+                ignored.append((record_order(row), entry))
     marked = apply_acceptances(
         [],
         pairs,
@@ -226,12 +226,26 @@ def tally_others(rows: Iterable[dict[str, Any]], fin: Finish, tally: Tally) -> N
         ignored=[i for _, i in ignored],
     )
     for overlap in marked.overlaps:
-        tally.add_overlap((overlap.cluster, overlap.account, overlap.streams), overlap)
+        tally.add_overlap(overlap_order(overlap), overlap)
     for (order, _), error in zip(errors, marked.errors, strict=True):
         tally.add_error(order, error)
     for (order, _), item in zip(ignored, marked.ignored, strict=True):
         tally.add_ignored(order, item)
     tally.add_matched(marked.accepted)
+
+
+def record_entry(row: dict[str, Any]) -> ErrorEntry | Ignored:
+    """The report entry of an ``error`` or ``ignored`` row, as ``check`` reports it."""
+    if row["record"] == "error":
+        return ErrorEntry(
+            source=row["source"], message=row["message"], retriable=row["retriable"]
+        )
+    return Ignored(source=row["source"], reason=row["reason"])
+
+
+def overlap_order(overlap: Overlap) -> tuple[str, str, tuple[str, str]]:
+    """``check``'s order of overlaps: by account, then by the pair of streams."""
+    return (overlap.cluster, overlap.account, overlap.streams)
 
 
 def overlap_pairs(row: dict[str, Any]) -> list[Overlap]:

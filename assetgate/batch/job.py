@@ -43,7 +43,9 @@ from assetgate.batch.finish import (
     asset_batches,
     asset_order,
     digest_batches,
+    overlap_order,
     overlap_pairs,
+    record_entry,
     record_order,
     tally_batches,
 )
@@ -607,20 +609,24 @@ def _write_tables(
             .mapInArrow(functools.partial(asset_batches, fin), ASSET)
         )
         assets = assets.unionByName(again)
+    # each table, and whether it is partitioned by cluster (not when it has no row)
     tables = {
-        "assets": (assets, whole.assets),
-        "errors": (settled.filter(record == "error").select(*ERROR_COLUMNS), 0),
-        "ignored": (settled.filter(record == "ignored").select(*IGNORED_COLUMNS), 0),
+        "assets": (assets, whole.assets > 0),
+        "errors": (settled.filter(record == "error").select(*ERROR_COLUMNS), False),
+        "ignored": (
+            settled.filter(record == "ignored").select(*IGNORED_COLUMNS),
+            False,
+        ),
         "overlaps": (
             settled.filter(record == "overlap").select(*OVERLAP_COLUMNS),
-            whole.overlaps,
+            whole.overlaps > 0,
         ),
     }
     written: dict[str, int] = {}
-    for name, (frame, rows) in tables.items():
+    for name, (frame, by_cluster) in tables.items():
         start = time.perf_counter()
         writer = frame.write.mode("overwrite")
-        if rows and name in _BY_CLUSTER:
+        if by_cluster:
             writer = writer.partitionBy("cluster")
         writer.parquet(output.table(name))
         back = spark.read.parquet(output.table(name))
@@ -632,9 +638,6 @@ def _write_tables(
             "scan_table", table=name, seconds=round(time.perf_counter() - start, 3)
         )
     return written
-
-
-_BY_CLUSTER: Final = frozenset({"assets", "overlaps"})
 
 
 def _tasks(spark: SparkSession, splits: int) -> int:
@@ -716,20 +719,13 @@ def _report(
         table.filter(pc.is_in(record, pa.array(["error", "ignored"]))).to_pylist(),
         key=record_order,
     )
-    errors = [
-        ErrorEntry(source=e["source"], message=e["message"], retriable=e["retriable"])
-        for e in entries
-        if e["record"] == "error"
-    ]
-    ignored = [
-        Ignored(source=e["source"], reason=e["reason"])
-        for e in entries
-        if e["record"] == "ignored"
-    ]
+    made = [record_entry(e) for e in entries]
+    errors = [e for e in made if isinstance(e, ErrorEntry)]
+    ignored = [e for e in made if isinstance(e, Ignored)]
     hubs = table.filter(pc.equal(record, "overlap")).select(list(OVERLAP_COLUMNS))
     pairs = sorted(
         (pair for row in hubs.to_pylist() for pair in overlap_pairs(row)),
-        key=lambda o: (o.cluster, o.account, o.streams),
+        key=overlap_order,
     )
     # check's own assembly: whole-cluster outcomes, acceptances, counts, target info
     return assemble(
