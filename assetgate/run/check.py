@@ -36,6 +36,7 @@ from assetgate.judge.rules import (
     failing_rules,
     failing_set,
 )
+from assetgate.run.bulk import without_cyclic_gc
 from assetgate.run.collect import (
     DEFAULT_CLUSTER,
     Acceptance,
@@ -186,6 +187,9 @@ def check(
 ) -> Report:
     """Classify an inventory for a target nats-server version.
 
+    The work runs with the cyclic garbage collector off (:mod:`assetgate.run.bulk`);
+    it is on again afterwards if it was before.
+
     Args:
         inventory: inventory files (any format :mod:`assetgate.inventory.read` reads) or
             records already read.
@@ -210,7 +214,7 @@ def check(
     # the first run for these targets builds (and first uses) their Struct types and
     # decoders; msgspec's first use of nested Struct types is not thread-safe
     cold = warm not in _WARM
-    with BUILD_LOCK if cold else contextlib.nullcontext():
+    with BUILD_LOCK if cold else contextlib.nullcontext(), without_cyclic_gc():
         report = _check(
             inventory, targets, mode, accept, cat, workers=workers, progress=progress
         )

@@ -21,6 +21,7 @@ import msgspec
 from packaging.version import InvalidVersion, Version
 
 from assetgate.catalogue.levels import load_catalogue
+from assetgate.run.bulk import without_cyclic_gc
 from assetgate.run.collect import parse_accept
 from assetgate.run.matrix_build import Builder
 from assetgate.run.matrix_model import (
@@ -146,20 +147,21 @@ def check_matrix(
         groups[_behaviour(cat.server(release), mode)].append(release)
     ordered = sorted(groups.values(), key=lambda members: Version(members[0]))
     builder = Builder(rows, mode, cat, cap=cap)
-    results = judge_releases(
-        inventory,
-        [cat.server(members[0]) for members in ordered],
-        mode,
-        cat,
-        rules=rules,
-        fail_on=tuple(fail_on),
-        light=True,
-        progress=progress,
-    )
-    for members, result in zip(ordered, results, strict=True):
-        for release in members:
-            builder.add(release, result)
-    return builder.build()
+    with without_cyclic_gc():
+        results = judge_releases(
+            inventory,
+            [cat.server(members[0]) for members in ordered],
+            mode,
+            cat,
+            rules=rules,
+            fail_on=tuple(fail_on),
+            light=True,
+            progress=progress,
+        )
+        for members, result in zip(ordered, results, strict=True):
+            for release in members:
+                builder.add(release, result)
+        return builder.build()
 
 
 def matrix_failures(matrix: Matrix, floor_above: str | None = None) -> list[str]:

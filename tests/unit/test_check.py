@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 from typing import TYPE_CHECKING, Any, Final
@@ -12,6 +13,7 @@ import pytest
 from assetgate.errors import UnknownServerVersion
 from assetgate.inventory.read import Asset, read_inventory
 from assetgate.judge.gate import asset_id
+from assetgate.run.bulk import without_cyclic_gc
 from assetgate.run.check import (
     DEFAULT_FAIL_ON,
     Acceptance,
@@ -720,3 +722,42 @@ def test_compare_identical_plans(catalogue: Catalogue) -> None:
     """A plan compared with itself has no changes and no notes."""
     plan = make_plan(_demo(catalogue))
     assert compare_plans(plan, plan) == ([], [])
+
+
+@pytest.mark.parametrize("enabled", [True, False], ids=["gc-on", "gc-off"])
+def test_check_runs_without_the_cyclic_gc_and_restores_it(
+    catalogue: Catalogue, *, enabled: bool
+) -> None:
+    """The collector is off while check judges, and as the caller had it afterwards."""
+    seen: list[bool] = []
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        check(
+            [FIXTURES / "inventories" / "demo.jsonl"],
+            target="2.12.8",
+            catalogue=catalogue,
+            progress=lambda _phase, _n: seen.append(gc.isenabled()),
+        )
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
+    assert seen
+    assert not any(seen)
+
+
+def test_overlapping_bulk_runs_restore_the_collector_after_the_last() -> None:
+    """Two runs that overlap (threads, a command around a call) turn it on only at the end."""
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        first = without_cyclic_gc()
+        second = without_cyclic_gc()
+        first.__enter__()
+        second.__enter__()
+        first.__exit__(None, None, None)
+        assert not gc.isenabled()  # the second run is still going
+        second.__exit__(None, None, None)
+        assert gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()
