@@ -438,35 +438,54 @@ def settle(
     consumer "C"`` from 2.11.11/2.12.1); the supported consumers of a stream that is
     offline, stopped, unloadable or missing are detached. The consumer named is the
     first offline one in name order, as a single server reads the consumer directories
-    in that order.
+    in that order. A consumer without its own replica count gets its stream's.
     """
     verdicts: list[Verdict] = []
     stream_state: State | None = None
     stream_reason: str | None = None
-    stream_replicas = None if stream is None else stream.verdict.replicas
+    stream_replicas: int | None = None
     if stream is not None:
         head = stream.verdict
         stream_state, stream_reason = head.state, head.reason
-        offline = [j.verdict.name for j in consumers if j.verdict.state == "offline"]
-        if offline and stream_state in {"online", "degraded"}:
-            stream_state = "offline"
-            stream_reason = _stopped_reason(profile, min(offline))
-            head = msgspec.structs.replace(
-                head, state=stream_state, reason=stream_reason, dropped_fields=()
-            )
+        stream_replicas = head.replicas
+        if stream_state in _RECOVERED:
+            offline = [
+                j.verdict.name for j in consumers if j.verdict.state == "offline"
+            ]
+            if offline:
+                stream_state = "offline"
+                stream_reason = _stopped_reason(profile, min(offline))
+                head = msgspec.structs.replace(
+                    head, state=stream_state, reason=stream_reason, dropped_fields=()
+                )
         verdicts.append(head)
+    serving = stream_state in _RECOVERED
+    # one reason per stream name: every consumer detached from it shares the words
+    detached: dict[str, str] = {}
+    replace = msgspec.structs.replace
     for judged in consumers:
         verdict = judged.verdict
-        if verdict.replicas is None and stream_replicas is not None:
-            verdict = msgspec.structs.replace(verdict, replicas=stream_replicas)
-        if verdict.state in {"online", "degraded"} and stream_state not in {
-            "online",
-            "degraded",
-        }:
-            reason = _detached_reason(verdict.stream, stream_state, stream_reason)
-            verdict = msgspec.structs.replace(
-                verdict, state="detached", reason=reason, dropped_fields=()
-            )
+        fill = stream_replicas is not None and verdict.replicas is None
+        if not serving and verdict.state in _RECOVERED:
+            reason = detached.get(verdict.stream)
+            if reason is None:
+                reason = detached[verdict.stream] = _detached_reason(
+                    verdict.stream, stream_state, stream_reason
+                )
+            if fill:  # one copy, not two: the replicas and the detaching together
+                verdict = replace(
+                    verdict,
+                    state="detached",
+                    reason=reason,
+                    dropped_fields=(),
+                    replicas=stream_replicas,
+                )
+            else:
+                verdict = replace(
+                    verdict, state="detached", reason=reason, dropped_fields=()
+                )
+        elif fill:
+            verdict = replace(verdict, replicas=stream_replicas)
         verdicts.append(verdict)
     return verdicts
 
