@@ -411,7 +411,7 @@ class Collector:
         named = {name for rows in found.values() for row in rows for name in row[::2]}
         states = {
             (v.cluster, v.account, v.name): v.state
-            for v in verdicts
+            for v in (verdicts if named else ())
             if v.name in named and v.kind == "stream"
         }
         return overlap_entries(found, states)
@@ -433,13 +433,18 @@ def kept_by_account(
         verdict = judged.verdict
         last[(verdict.cluster, verdict.account, verdict.stream)] = verdict.state
     by_account: dict[AccountKey, list[tuple[str, tuple[str, ...]]]] = {}
+    account: AccountKey = ("", "")
+    kept: list[tuple[str, tuple[str, ...]]] | None = None
     for key in keys:
         judged = streams[key]
-        if last.get(key, judged.verdict.state) in KEEP_SUBJECTS:
-            account = (key[0], key[1])
-            kept = by_account.get(account)
-            if kept is None:
-                kept = by_account[account] = []
+        state = last.get(key, judged.verdict.state) if last else judged.verdict.state
+        if state in KEEP_SUBJECTS:
+            # keys come grouped by account (sorted): look its list up once per run
+            if kept is None or key[1] != account[1] or key[0] != account[0]:
+                account = (key[0], key[1])
+                kept = by_account.get(account)
+                if kept is None:
+                    kept = by_account[account] = []
             kept.append((key[2], judged.subjects))
     return by_account
 
