@@ -473,18 +473,14 @@ def settle(
                 reason = detached[verdict.stream] = _detached_reason(
                     verdict.stream, stream_state, stream_reason
                 )
-            if fill:  # one copy, not two: the replicas and the detaching together
-                verdict = replace(
-                    verdict,
-                    state="detached",
-                    reason=reason,
-                    dropped_fields=(),
-                    replicas=stream_replicas,
-                )
-            else:
-                verdict = replace(
-                    verdict, state="detached", reason=reason, dropped_fields=()
-                )
+            # one copy, not two: the replicas filled in with the detaching
+            verdict = replace(
+                verdict,
+                state="detached",
+                reason=reason,
+                dropped_fields=(),
+                replicas=stream_replicas if fill else verdict.replicas,
+            )
         elif fill:
             verdict = replace(verdict, replicas=stream_replicas)
         verdicts.append(verdict)
