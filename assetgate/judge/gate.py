@@ -16,6 +16,7 @@ prepared per-cluster plans that make it fast are one decision.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 import msgspec
@@ -535,35 +536,50 @@ def settle(
     consumer "C"`` from 2.11.11/2.12.1); the supported consumers of a stream that is
     offline, stopped, unloadable or missing are detached. The consumer named is the
     first offline one in name order, as a single server reads the consumer directories
-    in that order.
+    in that order. A consumer without its own replica count gets its stream's.
     """
     verdicts: list[Verdict] = []
     stream_state: State | None = None
     stream_reason: str | None = None
-    stream_replicas = None if stream is None else stream.verdict.replicas
+    stream_replicas: int | None = None
     if stream is not None:
         head = stream.verdict
         stream_state, stream_reason = head.state, head.reason
-        offline = [j.verdict.name for j in consumers if j.verdict.state == "offline"]
-        if offline and stream_state in {"online", "degraded"}:
-            stream_state = "offline"
-            stream_reason = _stopped_reason(profile, min(offline))
-            head = msgspec.structs.replace(
-                head, state=stream_state, reason=stream_reason, dropped_fields=()
-            )
+        stream_replicas = head.replicas
+        if stream_state in _RECOVERED:
+            offline = [
+                j.verdict.name for j in consumers if j.verdict.state == "offline"
+            ]
+            if offline:
+                stream_state = "offline"
+                stream_reason = _stopped_reason(profile, min(offline))
+                head = msgspec.structs.replace(
+                    head, state=stream_state, reason=stream_reason, dropped_fields=()
+                )
         verdicts.append(head)
+    serving = stream_state in _RECOVERED
+    # one reason per stream name: every consumer detached from it shares the words
+    detached: dict[str, str] = {}
+    replace = msgspec.structs.replace
     for judged in consumers:
         verdict = judged.verdict
-        if verdict.replicas is None and stream_replicas is not None:
-            verdict = msgspec.structs.replace(verdict, replicas=stream_replicas)
-        if verdict.state in {"online", "degraded"} and stream_state not in {
-            "online",
-            "degraded",
-        }:
-            reason = _detached_reason(verdict.stream, stream_state, stream_reason)
-            verdict = msgspec.structs.replace(
-                verdict, state="detached", reason=reason, dropped_fields=()
+        fill = stream_replicas is not None and verdict.replicas is None
+        if not serving and verdict.state in _RECOVERED:
+            reason = detached.get(verdict.stream)
+            if reason is None:
+                reason = detached[verdict.stream] = _detached_reason(
+                    verdict.stream, stream_state, stream_reason
+                )
+            # one copy, not two: the replicas filled in with the detaching
+            verdict = replace(
+                verdict,
+                state="detached",
+                reason=reason,
+                dropped_fields=(),
+                replicas=stream_replicas if fill else verdict.replicas,
             )
+        elif fill:
+            verdict = replace(verdict, replicas=stream_replicas)
         verdicts.append(verdict)
     return verdicts
 
@@ -616,12 +632,16 @@ def _stopped_reason(profile: ServerProfile, consumer: str) -> str:
     return template.format(name=go_quote(consumer))
 
 
+# stream names repeat across accounts and clusters, and go_quote walks each character
+_quote_name: Final = functools.lru_cache(maxsize=4096)(go_quote)
+
+
 def _detached_reason(stream: str, state: State | None, reason: str | None) -> str:
     if state is None:
-        return f"stream {go_quote(stream)} is not in the inventory"
+        return f"stream {_quote_name(stream)} is not in the inventory"
     if state == "unloadable":
-        return f"stream {go_quote(stream)} does not load: {reason}"
-    return f"stream {go_quote(stream)} is offline: {reason}"
+        return f"stream {_quote_name(stream)} does not load: {reason}"
+    return f"stream {_quote_name(stream)} is offline: {reason}"
 
 
 def _verdict(

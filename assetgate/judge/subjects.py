@@ -178,7 +178,7 @@ class _Node(dict[str, "_Node"]):
     __slots__ = ("ends", "fwc")
 
     def __init__(self) -> None:
-        super().__init__()
+        # dict's __new__ has made the empty mapping: no super().__init__() to call
         self.ends: list[_Entry] | None = None  # subjects ending at this node
         self.fwc: list[_Entry] | None = None  # subjects with ">" right after it
 

@@ -141,10 +141,12 @@ def settle_key(
         verdict = streams[0].verdict
         return KeySettled([verdict], [], verdict.state)
     order = list(range(len(consumers)))
-    if len(consumers) > 1:
-        order.sort(key=lambda index: consumers[index].verdict.name)
+    ordered = consumers
+    if len(consumers) > 1:  # a stable sort: input order among equal names
+        order.sort(key=[judged.verdict.name for judged in consumers].__getitem__)
+        ordered = [consumers[index] for index in order]
     stream = streams[0] if streams else None
-    verdicts = settle(stream, [consumers[index] for index in order], profile)
+    verdicts = settle(stream, ordered, profile)
     state = None
     if stream is not None:
         state = streams[-1].verdict.state if len(streams) > 1 else verdicts[0].state
@@ -324,15 +326,18 @@ class Collector:
     def settled(self) -> list[Verdict]:
         """Streams settled with their consumers, in key order (duplicates left out)."""
         verdicts: list[Verdict] = []
+        streams, consumers = self.streams, self.consumers
         # consumers without their stream are few: sorting them into the sorted stream
         # keys is close to linear (Timsort merges the runs)
-        orphans = [key for key in self.consumers if key not in self.streams]
+        orphans = [key for key in consumers if key not in streams]
+        profiles: dict[str, ServerProfile] = {}  # looked up once per cluster
         for key in sorted(self.stream_keys() + orphans):
-            stream = self.streams.get(key)
+            stream = streams.get(key)
+            profile = profiles.get(key[0])
+            if profile is None:
+                profile = profiles[key[0]] = self.profile(key[0])
             settled = settle_key(
-                () if stream is None else (stream,),
-                self.consumers.get(key, ()),
-                self.profile(key[0]),
+                () if stream is None else (stream,), consumers.get(key, ()), profile
             )
             verdicts.extend(settled.verdicts)
         return verdicts
@@ -397,16 +402,18 @@ class Collector:
         ``found``: the collisions of each account of :meth:`kept_streams` with two
         streams or more, when found elsewhere.
         """
-        states = {
-            (v.cluster, v.account, v.name): v.state
-            for v in verdicts
-            if v.kind == "stream"
-        }
         if found is None:
             found = {
                 account: find_overlaps(streams)
                 for account, streams in self.kept_streams().items()
             }
+        # the states of the streams an overlap names, not of every stream: few
+        named = {name for rows in found.values() for row in rows for name in row[::2]}
+        states = {
+            (v.cluster, v.account, v.name): v.state
+            for v in (verdicts if named else ())
+            if v.name in named and v.kind == "stream"
+        }
         return overlap_entries(found, states)
 
 
@@ -426,13 +433,18 @@ def kept_by_account(
         verdict = judged.verdict
         last[(verdict.cluster, verdict.account, verdict.stream)] = verdict.state
     by_account: dict[AccountKey, list[tuple[str, tuple[str, ...]]]] = {}
+    account: AccountKey = ("", "")
+    kept: list[tuple[str, tuple[str, ...]]] | None = None
     for key in keys:
         judged = streams[key]
-        if last.get(key, judged.verdict.state) in KEEP_SUBJECTS:
-            account = (key[0], key[1])
-            kept = by_account.get(account)
-            if kept is None:
-                kept = by_account[account] = []
+        state = last.get(key, judged.verdict.state) if last else judged.verdict.state
+        if state in KEEP_SUBJECTS:
+            # keys come grouped by account (sorted): look its list up once per run
+            if kept is None or key[1] != account[1] or key[0] != account[0]:
+                account = (key[0], key[1])
+                kept = by_account.get(account)
+                if kept is None:
+                    kept = by_account[account] = []
             kept.append((key[2], judged.subjects))
     return by_account
 
