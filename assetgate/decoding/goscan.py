@@ -38,6 +38,8 @@ class SyntaxProblem(Exception):
 
 def go_quote(text: str) -> str:
     r"""Quote like Go's ``strconv.Quote`` (``%q``): escapes, non-printables as ``\\u``."""
+    if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
+        return f'"{text}"'  # the common name: printable ASCII quotes as itself
     out = ['"']
     for ch in text:
         code = ord(ch)

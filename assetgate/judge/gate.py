@@ -16,7 +16,6 @@ prepared per-cluster plans that make it fast are one decision.
 
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 import msgspec
@@ -632,16 +631,12 @@ def _stopped_reason(profile: ServerProfile, consumer: str) -> str:
     return template.format(name=go_quote(consumer))
 
 
-# stream names repeat across accounts and clusters, and go_quote walks each character
-_quote_name: Final = functools.lru_cache(maxsize=4096)(go_quote)
-
-
 def _detached_reason(stream: str, state: State | None, reason: str | None) -> str:
     if state is None:
-        return f"stream {_quote_name(stream)} is not in the inventory"
+        return f"stream {go_quote(stream)} is not in the inventory"
     if state == "unloadable":
-        return f"stream {_quote_name(stream)} does not load: {reason}"
-    return f"stream {_quote_name(stream)} is offline: {reason}"
+        return f"stream {go_quote(stream)} does not load: {reason}"
+    return f"stream {go_quote(stream)} is offline: {reason}"
 
 
 def _verdict(

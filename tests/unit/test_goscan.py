@@ -213,3 +213,13 @@ def test_go_quote(text: str, expected: str) -> None:
 def test_go_quote_char(byte: int, expected: str) -> None:
     """go_quote_char matches Go's quoteChar used in `invalid character ...` messages."""
     assert go_quote_char(byte) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [chr(code) * 2 for code in range(128)] + ["ORDERS", "a b", 'a"b', "a\\b", ""],
+)
+def test_go_quote_plain_ascii_shortcut_agrees_with_the_walk(text: str) -> None:
+    """Quoting printable ASCII directly gives what the character walk gives."""
+    # a printable non-ASCII first character sends the text through the walk
+    assert go_quote("é" + text) == '"é' + go_quote(text)[1:]
