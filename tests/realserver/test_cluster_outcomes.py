@@ -133,11 +133,16 @@ class Outcome:
                         "num_replicas": 3,
                     }
                     reply = request_placed(
-                        client, f"$JS.API.STREAM.CREATE.{name}", config
+                        client,
+                        f"$JS.API.STREAM.CREATE.{name}",
+                        config,
+                        cluster=cluster,
                     )
                     assert "error" not in reply, reply
                 body = {"stream_name": "H", "config": POISONS[poison]}
-                reply = request_placed(client, "$JS.API.CONSUMER.CREATE.H.C", body)
+                reply = request_placed(
+                    client, "$JS.API.CONSUMER.CREATE.H.C", body, cluster=cluster
+                )
                 assert "error" not in reply, reply
             self.inventory = capture_inventory(cluster.url, cluster=CLUSTER)
             self.assets = [

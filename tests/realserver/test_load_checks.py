@@ -365,12 +365,16 @@ def test_cluster_load_prediction_matches_servers(
         with Client(cluster.url, timeout=5.0) as client:
             for config in spec.streams:
                 subject = f"$JS.API.STREAM.CREATE.{config['name']}"
-                assert "error" not in request_placed(client, subject, config)
+                assert "error" not in request_placed(
+                    client, subject, config, cluster=cluster
+                )
             for stream, config in spec.consumers:
                 name = config["durable_name"]
                 subject = f"$JS.API.CONSUMER.CREATE.{stream}.{name}"
                 body = {"stream_name": stream, "config": config}
-                assert "error" not in request_placed(client, subject, body)
+                assert "error" not in request_placed(
+                    client, subject, body, cluster=cluster
+                )
         inventory = capture_inventory(cluster.url, cluster=CLUSTER)
         write_jsonl(inventory, tmp_path / "inventory.jsonl")
         cluster.restart_with(spec.second)
@@ -452,7 +456,9 @@ def test_cluster_store_on_standalone_server(tmp_path: Path, version: str) -> Non
     with NatsCluster(version, tmp_path / "c", name=CLUSTER) as cluster:
         with Client(cluster.url, timeout=5.0) as client:
             subject = "$JS.API.STREAM.CREATE.RS3"
-            assert "error" not in request_placed(client, subject, config)
+            assert "error" not in request_placed(
+                client, subject, config, cluster=cluster
+            )
         inventory = capture_inventory(cluster.url, cluster=CLUSTER)
         store = cluster.node("n1").store_dir
         cluster.stop()

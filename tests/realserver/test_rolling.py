@@ -69,7 +69,7 @@ def _flow_rollback(
 
 def _api(cluster: NatsCluster, subject: str, body: dict[str, Any]) -> None:
     with Client(cluster.url, timeout=10.0) as client:
-        reply = request_placed(client, subject, body)
+        reply = request_placed(client, subject, body, cluster=cluster)
     assert "error" not in reply, (subject, reply)
 
 
