@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import assetgate
+import assetgate.requests.validate  # registers requests.infos when imported
 from assetgate.catalogue import derived
 from assetgate.run.check import check
 from tests.conftest import REPO
