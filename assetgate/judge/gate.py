@@ -255,27 +255,15 @@ def _lean(
         if config is None:
             return None  # the exact decode (and maybe an error) on the general path
         metadata = config.metadata
+        if not any_level and not supports_required_level(metadata, level):
+            return None  # offline: the general path words it
         stamped = metadata.get(REQUIRED_LEVEL_KEY) if metadata else None
-        if stamped and not any_level:
-            stored = go_atoi(stamped)
-            if stored is None or stored > level:
-                return None  # offline: the general path words it
         notes: tuple[str, ...] = ()
         if checker is not None and checker(config) is not None:
             return None  # unloadable: the general path says why
         if noter is not None:
             notes = noter(config)
         required, first = features(config)
-        replicas = config.num_replicas
-        subjects: tuple[str, ...] = ()
-        if stream:
-            replicas = max(replicas, 1)
-            subjects = claimed_subjects(
-                config.subjects,
-                name=config.name or asset.name,
-                mirror=config.mirror,
-                sources=config.sources,
-            )
         verdict = Verdict(
             source=asset.source,
             cluster=asset.cluster,
@@ -290,10 +278,12 @@ def _lean(
             required_level=required,
             min_server_version=first,
             drift=_drift(stamped, required, profile),
-            replicas=replicas or None,
+            replicas=_replicas(config, kind),
             notes=notes,
         )
-        return Judged(verdict=verdict, subjects=subjects)
+        return Judged(
+            verdict=verdict, subjects=_subjects(config, asset) if stream else ()
+        )
 
     return lean
 
@@ -503,14 +493,18 @@ def _judged(  # noqa: PLR0917 - the parts of one judgement
         verdict = msgspec.structs.replace(verdict, check=check, notes=notes)
     subjects: tuple[str, ...] = ()
     if asset.kind == "stream" and decoded.config is not None:
-        config = decoded.config
-        subjects = claimed_subjects(
-            config.subjects,
-            name=config.name or asset.name,
-            mirror=config.mirror,
-            sources=config.sources,
-        )
+        subjects = _subjects(decoded.config, asset)
     return Judged(verdict=verdict, subjects=subjects)
+
+
+def _subjects(config: Any, asset: Asset) -> tuple[str, ...]:
+    """The subjects a decoded stream config claims (its name when it has none)."""
+    return claimed_subjects(
+        config.subjects,
+        name=config.name or asset.name,
+        mirror=config.mirror,
+        sources=config.sources,
+    )
 
 
 _RECOVERED: Final = frozenset({"online", "degraded"})
@@ -682,15 +676,15 @@ def _verdict(
         unknown_fields=decoded.unknown_fields,
         dropped_fields=decoded.dropped_fields if state == "degraded" else (),
         drift=_drift(stamped, required, profile),
-        replicas=_replicas(decoded, asset.kind),
+        replicas=_replicas(decoded.config, asset.kind),
     )
 
 
-def _replicas(decoded: Decoded, kind: str) -> int | None:
+def _replicas(config: Any, kind: str) -> int | None:
     """``num_replicas`` as configured; a stream's 0 means 1, a consumer's its stream's."""
-    if decoded.config is None:
+    if config is None:
         return None
-    value = getattr(decoded.config, "num_replicas", None)
+    value = getattr(config, "num_replicas", None)
     if not isinstance(value, int):
         return None
     if kind == "stream":
