@@ -21,22 +21,27 @@ if TYPE_CHECKING:
 
 __all__ = ["without_cyclic_gc"]
 
-_LOCK = threading.Lock()
-_RUNS = [0, False]  # runs in progress; whether the collector was on before the first
+
+class _Runs:
+    """The bulk runs in progress, and whether the collector was on before the first."""
+
+    lock = threading.Lock()
+    running = 0
+    restore = False
 
 
 @contextlib.contextmanager
 def without_cyclic_gc() -> Iterator[None]:
     """Run the body with the cyclic collector off; restore it after the last such run."""
-    with _LOCK:
-        if _RUNS[0] == 0:
-            _RUNS[1] = gc.isenabled()
+    with _Runs.lock:
+        if _Runs.running == 0:
+            _Runs.restore = gc.isenabled()
             gc.disable()
-        _RUNS[0] += 1
+        _Runs.running += 1
     try:
         yield
     finally:
-        with _LOCK:
-            _RUNS[0] -= 1
-            if _RUNS[0] == 0 and _RUNS[1]:
+        with _Runs.lock:
+            _Runs.running -= 1
+            if _Runs.running == 0 and _Runs.restore:
                 gc.enable()
