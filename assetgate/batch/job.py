@@ -84,6 +84,7 @@ from assetgate.run.aggregate import (
     Partial,
     RunSummary,
     Tally,
+    causes_of,
     summarize,
     summary_of_report,
 )
@@ -439,13 +440,11 @@ def _run(
         with _timed("judge_and_settle"):
             head = _head(settled)
         # the causes of every cluster's outcome, kept bounded by the tallies
-        causes = Partial()
-        for part in head.tallies.values():
-            causes = causes.merge(part)
+        causing, cause_counts = causes_of(head.tallies.values())
         clusters = sorted(c for c in head.tallies if c is not None)
         profile_of = functools.partial(target_profile, ctx.profiles)
         outcomes, down = (
-            judge_clusters(causes.causing(), profile_of, names=clusters)
+            judge_clusters(causing, profile_of, names=clusters)
             if ctx.mode == "cluster"
             else ([], {})
         )
@@ -465,7 +464,7 @@ def _run(
         summary = summarize(
             whole,
             outcomes=covered.clusters,
-            causes=causes.cause_counts,
+            causes=cause_counts,
             acceptances=ctx.rules,
             target=target_info(ctx.profiles, job.targets, ctx.mode),
             catalogue=CatalogueInfo(digest=ctx.catalogue.digest),

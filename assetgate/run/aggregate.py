@@ -62,6 +62,7 @@ __all__ = [
     "RunSummary",
     "Sampled",
     "Tally",
+    "causes_of",
     "summarize",
     "summary_of_report",
 ]
@@ -178,10 +179,25 @@ class Partial(msgspec.Struct, kw_only=True):
 
     def causing(self) -> list[Verdict]:
         """The kept causing verdicts of every cluster, in report order, each once."""
-        kept = {id(s): s for items in self.causes.values() for s in items}
-        kept.update({id(s): s for s in self.cause_firsts.values()})
-        unique = {s.order: s for s in kept.values()}
-        return [unique[order].verdict for order in sorted(unique)]
+        return causes_of([self])[0]
+
+
+def causes_of(parts: Iterable[Partial]) -> tuple[list[Verdict], dict[str, int]]:
+    """What :meth:`Partial.merge` of ``parts`` would say of the causes, merging nothing else.
+
+    The kept causing verdicts of every cluster in report order, each once (the input
+    of ``judge_clusters``), and how many assets cause each cluster's outcome.
+    """
+    causes: dict[str, list[Sampled]] = {}
+    firsts: dict[str, Sampled] = {}
+    counts: dict[str, int] = {}
+    for part in parts:
+        causes = _sampled(causes, part.causes)
+        firsts = _earliest(firsts, part.cause_firsts)
+        counts = _summed(counts, part.cause_counts)
+    unique = {s.order: s for items in causes.values() for s in items}
+    unique.update({s.order: s for s in firsts.values()})
+    return [unique[order].verdict for order in sorted(unique)], counts
 
 
 _ORDER: Final = operator.attrgetter("order")
