@@ -415,6 +415,23 @@ class ReleaseLine(msgspec.Struct, frozen=True, kw_only=True):
         """The first release of the line."""
         return self.ranges[0].first
 
+    def checks_in_force(self) -> tuple[ConfigCheck, ...]:
+        """The config checks some release of the line makes, in fold order.
+
+        :attr:`checks` also holds the entries of earlier lines that an entry from at
+        or before this line's first release replaces; no release of the line makes
+        those. Which entries a release makes changes only at a ``from``, so the
+        line's first release and each later ``from`` are every case. An entry with
+        no ``on`` ends a check and is made by none.
+        """
+        first = Version(self.first)
+        points = {first, *(Version(c.since) for c in self.checks)}
+        made: set[int] = set()
+        for point in points:
+            if point >= first:
+                made.update(map(id, _current_at(self.checks, point)))
+        return tuple(c for c in self.checks if c.on and id(c) in made)
+
 
 class ServerProfile(msgspec.Struct, frozen=True, kw_only=True):
     """What one nats-server version knows and how it behaves."""
@@ -524,7 +541,9 @@ class Catalogue(msgspec.Struct, frozen=True, kw_only=True):
                     switches=chosen.switches,
                     cluster_outcomes=_outcomes_at(line, version),
                     checks=tuple(
-                        check for check in _current_at(line.checks, version) if check.on
+                        check
+                        for check in _current_at(line.checks, version.release)
+                        if check.on
                     ),
                 )
         msg = (
@@ -547,20 +566,18 @@ def _outcomes_at(
     line: ReleaseLine, version: ServerVersion
 ) -> tuple[ClusterOutcomeRule, ...]:
     """Per fact id, the newest entry from at or before ``version`` (``ok`` ones ended)."""
-    current = _current_at(line.cluster_outcomes, version)
+    current = _current_at(line.cluster_outcomes, version.release)
     return tuple(rule for rule in current if rule.outcome != "ok")
 
 
 _Entry = TypeVar("_Entry", ClusterOutcomeRule, ConfigCheck)
 
 
-def _current_at(
-    entries: tuple[_Entry, ...], version: ServerVersion
-) -> tuple[_Entry, ...]:
-    """Per id, the newest entry from at or before ``version``, in first-seen id order."""
+def _current_at(entries: tuple[_Entry, ...], release: Version) -> tuple[_Entry, ...]:
+    """Per id, the newest entry from at or before ``release``, in first-seen id order."""
     current: dict[str, _Entry] = {}
     for entry in entries:  # in fold order: lines, then ``from`` order
-        if Version(entry.since) <= version.release:
+        if Version(entry.since) <= release:
             current[entry.id] = entry
     return tuple(current.values())
 

@@ -187,6 +187,21 @@ def test_release_line_lookup(catalogue: Catalogue) -> None:
         catalogue.release_line("2.13")
 
 
+@pytest.mark.parametrize("line", ["2.10", "2.11", "2.12", "2.14", "2.15"])
+def test_checks_in_force_are_those_the_line_makes(
+    catalogue: Catalogue, line: str
+) -> None:
+    """A line's checks in force are exactly those some distinguished release of it makes."""
+    made = {
+        id(check)
+        for release in catalogue.releases()
+        if release.startswith(line + ".")
+        for check in catalogue.server(release).checks
+    }
+    in_force = catalogue.release_line(line).checks_in_force()
+    assert (sorted(map(id, in_force)), len(in_force)) == (sorted(made), len(made))
+
+
 @pytest.mark.parametrize(
     ("line", "fields", "absent"),
     [

@@ -420,7 +420,7 @@ class LineChecks:
         self.mode = mode
         table = STREAM if kind == "stream" else CONSUMER
         steps: list[tuple[Registered, ConfigCheck]] = []
-        for spec in line.checks:
+        for spec in line.checks_in_force():
             if spec.kind != kind:
                 continue
             for phase, source in (("load", table), ("note", NOTES)):
