@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
     from assetgate.catalogue.levels import EnumSpec, ReleaseLine
 
-__all__ = ["Context", "Decoded", "decode", "fast_path"]
+__all__ = ["Context", "Decoded", "decode", "decoder", "fast_path"]
 
 Context = Literal["request", "stored"]
 
@@ -95,21 +95,52 @@ def decode(
     empty body is a zero config; several values decode into one target);
     ``"stored"`` reads exactly one value, as the server reads a stored config.
     """
-    if _has_escape(data):
+    return decoder(line, struct, context=context, go_json=go_json)(data)
+
+
+_DECODERS: dict[tuple[str, str, str, str], Callable[[bytes | str], Decoded]] = (
+    derived.cache(
+        "decoding.decoders", keyed_by="(line fingerprint, struct, context, go_json)"
+    )
+)
+
+
+def decoder(
+    line: ReleaseLine, struct: str, *, context: Context, go_json: str
+) -> Callable[[bytes | str], Decoded]:
+    """:func:`decode` for one release line, struct, context and Go version, bound once.
+
+    For a caller that decodes many configs alike (``check_matrix``): the lookups are
+    made once, not per call.
+    """
+    key = (line.fingerprint, struct, context, go_json)
+    found = _DECODERS.get(key)
+    if found is None:
+        found = _DECODERS[key] = _bind(line, struct, context, go_json)
+    return found
+
+
+def _bind(
+    line: ReleaseLine, struct: str, context: Context, go_json: str
+) -> Callable[[bytes | str], Decoded]:
+    decode_fast = _fast_decoder(line, struct).decode
+    passes = _post_check(line, struct)
+
+    def run(data: bytes | str) -> Decoded:
+        if not _has_escape(data):  # Go compares enum tokens raw: escapes go exact
+            try:
+                config = decode_fast(data)
+            except FAST_DECODE_FAILURES:
+                unknown = _unknown_fields_only(data, line, struct)
+                if unknown is not None:
+                    return unknown
+            else:
+                if passes(config):
+                    return Decoded(config=config, name=_name_of(config))
         raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
         return _Exact(line, go_json=go_json).run(raw, struct, context=context)
-    fast = _fast_decoder(line, struct)
-    try:
-        config = fast.decode(data)
-    except FAST_DECODE_FAILURES:
-        unknown = _unknown_fields_only(data, line, struct)
-        if unknown is not None:
-            return unknown
-    else:
-        if _post_checks_pass(config, line, struct):
-            return Decoded(config=config, name=_name_of(config))
-    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-    return _Exact(line, go_json=go_json).run(raw, struct, context=context)
+
+    return run
 
 
 _LENIENT: dict[tuple[str, str], msgspec.json.Decoder[Any]] = derived.cache(
@@ -228,12 +259,8 @@ def fast_path(line: ReleaseLine, struct: str) -> Callable[[bytes | str], Any | N
     i.e. when Go would decode it to the same value.
     """
     decode_fast = _fast_decoder(line, struct).decode
-    key = (line.fingerprint, struct)
-    check = _CHECKS.get(key)
-    if check is None:
-        check = _CHECKS[key] = _build_check(line, struct)
     errors = FAST_DECODE_FAILURES
-    passes = check
+    passes = _post_check(line, struct)
 
     def run(data: bytes | str) -> Any | None:
         if _has_escape(data):
@@ -249,10 +276,10 @@ def fast_path(line: ReleaseLine, struct: str) -> Callable[[bytes | str], Any | N
 
 def _fast_decoder(line: ReleaseLine, struct: str) -> msgspec.json.Decoder[Any]:
     key = (line.fingerprint, struct)
-    decoder = _FAST.get(key)
-    if decoder is None:
-        decoder = _FAST[key] = msgspec.json.Decoder(struct_type(line, struct))
-    return decoder
+    found = _FAST.get(key)
+    if found is None:
+        found = _FAST[key] = msgspec.json.Decoder(struct_type(line, struct))
+    return found
 
 
 def _has_escape(data: bytes | str) -> bool:
@@ -272,16 +299,20 @@ _CHECKS: dict[tuple[str, str], Callable[[Any], bool]] = derived.cache(
 
 
 def _post_checks_pass(value: Any, line: ReleaseLine, struct: str) -> bool:
-    """Whether ``value`` passes what msgspec cannot check.
+    """Whether ``value`` passes what msgspec cannot check (:func:`_post_check`)."""
+    return _post_check(line, struct)(value)
 
-    That is Go's RFC 3339 time syntax and uint64 overflow; the check is generated
-    once per struct from the catalogue.
+
+def _post_check(line: ReleaseLine, struct: str) -> Callable[[Any], bool]:
+    """What msgspec cannot check: Go's RFC 3339 time syntax and uint64 overflow.
+
+    The check is generated once per struct from the catalogue.
     """
     key = (line.fingerprint, struct)
     check = _CHECKS.get(key)
     if check is None:
         check = _CHECKS[key] = _build_check(line, struct)
-    return check(value)
+    return check
 
 
 def _build_check(line: ReleaseLine, struct: str) -> Callable[[Any], bool]:

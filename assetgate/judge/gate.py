@@ -23,7 +23,7 @@ import msgspec
 from assetgate.catalogue import derived
 from assetgate.catalogue.compile import features_for
 from assetgate.catalogue.model import CONFIG_STRUCT
-from assetgate.decoding.decode import Decoded, decode, fast_path
+from assetgate.decoding.decode import Decoded, decode, decoder, fast_path
 from assetgate.decoding.goscan import go_quote
 from assetgate.inventory.read import RecordError
 from assetgate.judge.configchecks import (
@@ -314,13 +314,15 @@ def judge_many(
     out: list[Judged] = []
     last: tuple[object, ...] = ()
     judged: Judged | None = None
-    for profile, line, state, lines, alike in plan.steps:
-        if alike and judged is not None:  # judges all as the release before it
+    for profile, line, state, lines, alike, same in plan.steps:
+        # the release before it judges alike: all of it does, or only the checks'
+        # order differs and no check of the line fails or notes anything
+        if same and judged is not None and (alike or results_of[line] is _PASSED):
             out.append(judged)
             continue
         decoded = decoded_of[line]
         if decoded is None:
-            decoded = decoded_of[line] = decode_stored(asset, profile)
+            decoded = decoded_of[line] = plan.decoders[line](asset.config)
             plain_of[line] = _plain_level(decoded)
             unstamped_of[line] = _unstamped(decoded)
         loaded = loaded_of[state]
@@ -338,8 +340,9 @@ def judge_many(
         if loaded[0] in _RECOVERED:  # every check of the line once, then this release's
             results = results_of[line]
             if results is _NOT_RUN:
-                results = results_of[line] = lines.run(decoded.config)
-            if results is not None:
+                results = lines.run(decoded.config)
+                results_of[line] = _PASSED if results is None else results
+            if results is not None and results is not _PASSED:
                 failed, notes = lines.pick(profile, results)
         parts = (
             decoded.unknown_fields,
@@ -368,6 +371,7 @@ def judge_many(
 
 
 _NOT_RUN: Final = object()
+_PASSED: Final = object()  # the line's checks ran: nothing fails, nothing noted
 
 
 _SLOW: Final = object()
@@ -405,13 +409,16 @@ def _unstamped(decoded: Decoded) -> bool:
 class _Plan(NamedTuple):
     """How :func:`judge_many` goes through a list of profiles.
 
-    Per profile: its release line's slot, its load-state slot, its line's checks, and
-    whether it judges every asset as the profile before it does.
+    Per profile: its release line's slot, its load-state slot, its line's checks,
+    whether it judges every asset as the profile before it does, and whether it does
+    so when no check of the line fails or notes anything (the same slots and
+    stamping rule). Per line slot: its bound decode of a stored config.
     """
 
-    steps: tuple[tuple[ServerProfile, int, int, LineChecks, bool], ...]
+    steps: tuple[tuple[ServerProfile, int, int, LineChecks, bool, bool], ...]
     lines: int
     states: int
+    decoders: tuple[Callable[[bytes | str], Decoded], ...]
 
 
 _PREPARED: dict[
@@ -432,22 +439,34 @@ def _prepared(profiles: Sequence[ServerProfile], kind: str, mode: Mode) -> _Plan
     if found is None:
         line_slots: dict[tuple[str, str], int] = {}
         state_slots: dict[tuple[int, str, int | None], int] = {}
+        decoders: list[Callable[[bytes | str], Decoded]] = []
         steps = []
         before: tuple[object, ...] = ()
+        same: tuple[object, ...] = ()
         for profile in profiles:
             switches = profile.switches
             line = line_slots.setdefault(
                 (profile.line.fingerprint, switches.go_json), len(line_slots)
             )
+            if line == len(decoders):
+                decoders.append(
+                    decoder(
+                        profile.line,
+                        CONFIG_STRUCT[kind],
+                        context="stored",
+                        go_json=switches.go_json,
+                    )
+                )
             state = state_slots.setdefault(
                 (line, switches.offline, switches.api_level), len(state_slots)
             )
             checks = line_checks(profile.line, kind, mode)
             # the same decode, state, checks in the same order and stamping rule
-            alike = (line, state, checks.orders(profile), switches.stamps_level)
-            steps.append((profile, line, state, checks, alike == before))
-            before = alike
-        plan = _Plan(tuple(steps), len(line_slots), len(state_slots))
+            slots = (line, state, switches.stamps_level)
+            alike = (*slots, checks.orders(profile))
+            steps.append((profile, line, state, checks, alike == before, slots == same))
+            before, same = alike, slots
+        plan = _Plan(tuple(steps), len(line_slots), len(state_slots), tuple(decoders))
         found = _PREPARED[key] = (tuple(profiles), plan)
     return found[1]
 

@@ -21,6 +21,7 @@ def test_every_cache_is_registered_with_its_key() -> None:
         "compile.hazards",
         "compile.levels",
         "configchecks.plans",
+        "decoding.decoders",
         "decoding.fast",
         "decoding.lenient",
         "gate.plans",
