@@ -429,24 +429,29 @@ _PREPARED: dict[
 def _prepared(profiles: Sequence[ServerProfile], kind: str, mode: Mode) -> _Plan:
     """The plan of ``profiles``, once per list of profiles.
 
-    Profiles of one release line (and JSON decoder) share a decode and the line's
-    checks; those that also share the offline wording and API level share the
-    state before the checks.
+    Profiles whose release lines decode alike (the same structs, enums, JSON decoder
+    and error texts) and make the same checks share a decode and the checks' run:
+    one line, or lines that change neither (2.14 and 2.15). Profiles of one line and
+    JSON decoder that also share the offline wording and API level share the state
+    before the checks.
     """
     # the profiles are held by the cache, so their ids stay theirs
     key = (tuple(map(id, profiles)), kind, mode)
     found = _PREPARED.get(key)
     if found is None:
-        line_slots: dict[tuple[str, str], int] = {}
-        state_slots: dict[tuple[int, str, int | None], int] = {}
+        line_slots: dict[tuple[object, ...], int] = {}
+        state_slots: dict[tuple[str, str, str, int | None], int] = {}
         decoders: list[Callable[[bytes | str], Decoded]] = []
         steps = []
         before: tuple[object, ...] = ()
         same: tuple[object, ...] = ()
         for profile in profiles:
             switches = profile.switches
+            checks = line_checks(profile.line, kind, mode)
+            what = (profile.line.structs, profile.line.enums, profile.line.errors)
             line = line_slots.setdefault(
-                (profile.line.fingerprint, switches.go_json), len(line_slots)
+                (msgspec.json.encode(what), switches.go_json, tuple(checks.index)),
+                len(line_slots),
             )
             if line == len(decoders):
                 decoders.append(
@@ -458,9 +463,14 @@ def _prepared(profiles: Sequence[ServerProfile], kind: str, mode: Mode) -> _Plan
                     )
                 )
             state = state_slots.setdefault(
-                (line, switches.offline, switches.api_level), len(state_slots)
+                (
+                    profile.line.fingerprint,
+                    switches.go_json,
+                    switches.offline,
+                    switches.api_level,
+                ),
+                len(state_slots),
             )
-            checks = line_checks(profile.line, kind, mode)
             # the same decode, state, checks in the same order and stamping rule
             slots = (line, state, switches.stamps_level)
             alike = (*slots, checks.orders(profile))
