@@ -305,8 +305,8 @@ def judge_many(
     """
     plan = _prepared(profiles, asset.kind, mode)
     decoded_of: list[Decoded | None] = [None] * plan.lines
-    # per line: the stored level a plain config needs (None: none), or _SLOW
-    plain_of: list[object] = [_SLOW] * plan.lines
+    # per line: the API level from which a plain config loads online, or None
+    plain_of: list[int | None] = [None] * plan.lines
     unstamped_of: list[bool] = [True] * plan.lines
     loaded_of: list[tuple[State, str | None] | None] = [None] * plan.states
     results_of: list[Any] = [_NOT_RUN] * plan.lines
@@ -314,10 +314,26 @@ def judge_many(
     out: list[Judged] = []
     last: tuple[object, ...] = ()
     judged: Judged | None = None
-    for profile, line, state, lines, alike, same in plan.steps:
-        # the release before it judges alike: all of it does, or only the checks'
-        # order differs and no check of the line fails or notes anything
-        if same and judged is not None and (alike or results_of[line] is _PASSED):
+    online = False  # whether judged loaded online
+    for profile, line, state, lines, level, alike, same, same_line in plan.steps:
+        # the release before it judges alike: all of it does, or no check of the line
+        # fails or notes anything and only the checks' order differs, or also the
+        # state slot, where both load a plain config online
+        if judged is not None and (
+            alike
+            or (
+                same_line
+                and results_of[line] is _PASSED
+                and (
+                    same
+                    or (
+                        online
+                        and (needs := plain_of[line]) is not None
+                        and needs <= level
+                    )
+                )
+            )
+        ):
             out.append(judged)
             continue
         decoded = decoded_of[line]
@@ -328,13 +344,12 @@ def judge_many(
         loaded = loaded_of[state]
         if loaded is None:
             needs = plain_of[line]
-            if needs is None or (
-                isinstance(needs, int) and needs <= (profile.api_level or 0)
-            ):
+            if needs is not None and needs <= level:
                 loaded = _ONLINE  # what _loaded_state answers, without asking
             else:
                 loaded = _loaded_state(decoded, profile, mode)
             loaded_of[state] = loaded
+        online = loaded == _ONLINE
         failed: CheckFailure | None = None
         notes: tuple[str, ...] = ()
         if loaded[0] in _RECOVERED:  # every check of the line once, then this release's
@@ -374,16 +389,16 @@ _NOT_RUN: Final = object()
 _PASSED: Final = object()  # the line's checks ran: nothing fails, nothing noted
 
 
-_SLOW: Final = object()
 _ONLINE: Final[tuple[State, str | None]] = ("online", None)
 
 
-def _plain_level(decoded: Decoded) -> object:
-    """For a config that decodes cleanly: the stored level it needs (None: none).
+def _plain_level(decoded: Decoded) -> int | None:
+    """For a config that decodes cleanly: the stored level it needs (0: none).
 
     Such a config loads online on every release of its line whose API level is at
-    least that (:func:`_loaded_state`); anything else (an error, dropped fields, a
-    stamp that does not parse) is ``_SLOW``: ask :func:`_loaded_state`.
+    least that (:func:`_loaded_state`; a release before levels counts as level 0);
+    anything else (an error, dropped fields, a stamp that does not parse) is ``None``:
+    ask :func:`_loaded_state`.
     """
     if (
         decoded.config is None
@@ -391,13 +406,10 @@ def _plain_level(decoded: Decoded) -> object:
         or decoded.strict_error is not None
         or decoded.dropped_fields
     ):
-        return _SLOW
+        return None
     metadata = getattr(decoded.config, "metadata", None)
     stored = (metadata or {}).get(REQUIRED_LEVEL_KEY, "")
-    if not stored:
-        return None
-    level = go_atoi(stored)
-    return _SLOW if level is None else level
+    return go_atoi(stored) if stored else 0
 
 
 def _unstamped(decoded: Decoded) -> bool:
@@ -410,12 +422,13 @@ class _Plan(NamedTuple):
     """How :func:`judge_many` goes through a list of profiles.
 
     Per profile: its release line's slot, its load-state slot, its line's checks,
-    whether it judges every asset as the profile before it does, and whether it does
-    so when no check of the line fails or notes anything (the same slots and
-    stamping rule). Per line slot: its bound decode of a stored config.
+    its API level (0 before levels), whether it judges every asset as the profile before it does, whether it does so
+    when no check of the line fails or notes anything (the same slots and stamping
+    rule), and whether it has the same line slot and stamping rule. Per line slot:
+    its bound decode of a stored config.
     """
 
-    steps: tuple[tuple[ServerProfile, int, int, LineChecks, bool, bool], ...]
+    steps: tuple[tuple[ServerProfile, int, int, LineChecks, int, bool, bool, bool], ...]
     lines: int
     states: int
     decoders: tuple[Callable[[bytes | str], Decoded], ...]
@@ -472,9 +485,20 @@ def _prepared(profiles: Sequence[ServerProfile], kind: str, mode: Mode) -> _Plan
                 len(state_slots),
             )
             # the same decode, state, checks in the same order and stamping rule
-            slots = (line, state, switches.stamps_level)
+            slots = (line, switches.stamps_level, state)
             alike = (*slots, checks.orders(profile))
-            steps.append((profile, line, state, checks, alike == before, slots == same))
+            steps.append(
+                (
+                    profile,
+                    line,
+                    state,
+                    checks,
+                    profile.api_level or 0,
+                    alike == before,
+                    slots == same,
+                    slots[:2] == same[:2],
+                )
+            )
             before, same = alike, slots
         plan = _Plan(tuple(steps), len(line_slots), len(state_slots), tuple(decoders))
         found = _PREPARED[key] = (tuple(profiles), plan)
