@@ -36,6 +36,7 @@ from assetgate.judge.metadata import (
     REQUIRED_LEVEL_KEY,
     config_features,
     go_atoi,
+    lowest_supporting_level,
     supports_required_level,
 )
 from assetgate.judge.subjects import claimed_subjects
@@ -407,9 +408,7 @@ def _plain_level(decoded: Decoded) -> int | None:
         or decoded.dropped_fields
     ):
         return None
-    metadata = getattr(decoded.config, "metadata", None)
-    stored = (metadata or {}).get(REQUIRED_LEVEL_KEY, "")
-    return go_atoi(stored) if stored else 0
+    return lowest_supporting_level(getattr(decoded.config, "metadata", None))
 
 
 def _unstamped(decoded: Decoded) -> bool:

@@ -71,11 +71,18 @@ def go_atoi(text: str) -> int | None:
 
 def supports_required_level(metadata: Mapping[str, str] | None, api_level: int) -> bool:
     """``supportsRequiredApiLevel``: a missing or empty stored level is supported."""
+    lowest = lowest_supporting_level(metadata)
+    return lowest is not None and lowest <= api_level
+
+
+def lowest_supporting_level(metadata: Mapping[str, str] | None) -> int | None:
+    """The lowest API level that supports the stored level (:func:`supports_required_level`).
+
+    0 when the stored level is missing or empty; ``None`` when it does not parse, which
+    no level supports.
+    """
     stored = (metadata or {}).get(REQUIRED_LEVEL_KEY, "")
-    if not stored:
-        return True
-    level = go_atoi(stored)
-    return level is not None and level <= api_level
+    return go_atoi(stored) if stored else 0
 
 
 def header_accepted(value: str | None, profile: ServerProfile) -> bool:
