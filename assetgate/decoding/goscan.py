@@ -1,4 +1,4 @@
-"""Go ``encoding/json`` syntax checking with Go's error texts and offsets.
+"""Go ``encoding/json`` syntax checking with Go's error texts and offsets; Go's ``Atoi``.
 
 Used only after Python's parser has refused a document (or recursed too deep), to
 name the first syntax error exactly as the server would. The state machine follows
@@ -11,7 +11,14 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["MAX_DEPTH", "SyntaxProblem", "go_quote", "go_quote_char", "scan"]
+__all__ = [
+    "MAX_DEPTH",
+    "SyntaxProblem",
+    "go_atoi",
+    "go_quote",
+    "go_quote_char",
+    "scan",
+]
 
 MAX_DEPTH: Final = 10000  # encoding/json maxNestingDepth
 _SPACE: Final = frozenset(b" \t\r\n")
@@ -305,3 +312,32 @@ class _Scanner:
             while pos < size and data[pos] in _DIGITS:
                 pos += 1
         return pos
+
+
+# --- Go strconv ----------------------------------------------------------------------
+
+# the stamps every inventory is full of, answered without parsing
+_PLAIN_INTS: Final = {str(value): value for value in range(100)}
+_DIGITS_MAX: Final = 19  # len(str(2**63 - 1)): longer numbers are out of range
+
+
+def go_atoi(text: str, bits: int = 64) -> int | None:
+    """Go ``strconv.ParseInt(text, 10, bits)``; ``Atoi`` is 64 bits.
+
+    An optional sign, then ASCII digits, in the range of a signed ``bits``-bit
+    integer; else ``None`` (Go's syntax or range error). A number of any length is
+    refused without converting it whole.
+    """
+    plain = _PLAIN_INTS.get(text)
+    if plain is not None:
+        return plain
+    digits = text[1:] if text[:1] in {"+", "-"} else text
+    if not digits or not digits.isascii() or not digits.isdigit():
+        return None
+    significant = digits.lstrip("0")
+    if len(significant) > _DIGITS_MAX:  # out of range (ErrRange), whatever its length
+        return None
+    value = int(significant or "0")
+    value = -value if text[:1] == "-" else value
+    limit = 1 << (bits - 1)
+    return value if -limit <= value < limit else None

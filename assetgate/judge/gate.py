@@ -24,7 +24,7 @@ from assetgate.catalogue import derived
 from assetgate.catalogue.compile import features_for
 from assetgate.catalogue.model import CONFIG_STRUCT
 from assetgate.decoding.decode import Decoded, decode, decoder, fast_path
-from assetgate.decoding.goscan import go_quote
+from assetgate.decoding.goscan import go_atoi, go_quote
 from assetgate.inventory.read import RecordError
 from assetgate.judge.configchecks import (
     LineChecks,
@@ -35,7 +35,6 @@ from assetgate.judge.configchecks import (
 from assetgate.judge.metadata import (
     REQUIRED_LEVEL_KEY,
     config_features,
-    go_atoi,
     lowest_supporting_level,
     supports_required_level,
 )

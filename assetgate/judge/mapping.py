@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from typing import Final, Literal
 
+from assetgate.decoding.goscan import go_atoi
+
 __all__ = [
     "Generation",
     "mapping_destination_error",
@@ -44,8 +46,6 @@ _FUNCTIONS: Final = {
     )
 }
 _COMMA: Final = re.compile(",[\t\n\f\r ]*")
-_INT: Final = re.compile(r"[+-]?[0-9]+")
-_INT64: Final = 1 << 63
 _INT32: Final = 1 << 31
 _PREFIX: Final = "invalid mapping destination"
 _NOT_ENOUGH: Final = f"{_PREFIX}: not enough arguments passed to the function"
@@ -69,15 +69,6 @@ _INDEX_INT: Final = (
 )
 
 
-def _atoi(text: str, bits: int = 64) -> int | None:
-    """``strconv.Atoi`` (``ParseInt(s, 10, 32)`` with ``bits=32``): ``None`` on error."""
-    if _INT.fullmatch(text) is None:
-        return None
-    value = int(text)
-    limit = _INT64 if bits == 64 else _INT32  # noqa: PLR2004 - Go's bit sizes
-    return value if -limit <= value < limit else None
-
-
 def _error(token: str, err: str) -> str:
     """``mappingDestinationErr.Error``: ``<err> in <token>``."""
     return f"{err} in {token}" if token else err
@@ -97,8 +88,8 @@ def _index_int(token: str, args: list[str]) -> tuple[int, list[int], str | None]
         return _BAD, [], _error(token, _NOT_ENOUGH)
     if len(args) > 2:  # noqa: PLR2004
         return _BAD, [], _error(token, _TOO_MANY)
-    index = _atoi(args[0].strip(" "))
-    if index is None or _atoi(args[1].strip(" "), 32) is None:
+    index = go_atoi(args[0].strip(" "))
+    if index is None or go_atoi(args[1].strip(" "), 32) is None:
         return _BAD, [], _error(token, _BAD_ARG)
     return _OTHER, [index], None
 
@@ -111,7 +102,7 @@ def _placeholders(
     if length <= 1:
         return _NONE, [-1], None
     if token[0] == "$":
-        index = _atoi(token[1:])
+        index = go_atoi(token[1:])
         return (_NONE, [-1], None) if index is None else (_WILDCARD, [index], None)
     if not (length > 4 and token.startswith("{{") and token.endswith("}}")):  # noqa: PLR2004
         return _NONE, [-1], None
@@ -121,7 +112,7 @@ def _placeholders(
             return _BAD, [], _error(token, _NOT_ENOUGH)
         if len(args) > 1:
             return _BAD, [], _error(token, _TOO_MANY)
-        index = _atoi(args[0].strip(" "))
+        index = go_atoi(args[0].strip(" "))
         if index is None:
             return _BAD, [], _error(token, _BAD_ARG)
         return _WILDCARD, [index], None
@@ -129,10 +120,10 @@ def _placeholders(
     if args is not None:
         if len(args) < (1 if generation == "2.12" else 2):
             return _BAD, [], _error(token, _NOT_ENOUGH)
-        count = _atoi(args[0].strip(" "))
+        count = go_atoi(args[0].strip(" "))
         if count is None or (generation == "2.12" and count >= _INT32):
             return _BAD, [], _error(token, _BAD_ARG)
-        indexes = [_atoi(arg.strip(" ")) for arg in args[1:]]
+        indexes = [go_atoi(arg.strip(" ")) for arg in args[1:]]
         if None in indexes:
             return _BAD, [], _error(token, _BAD_ARG)
         return _PARTITION, [i for i in indexes if i is not None], None
@@ -146,15 +137,15 @@ def _placeholders(
             return _BAD, [], _error(token, _NOT_ENOUGH)
         if len(args) > 2:  # noqa: PLR2004
             return _BAD, [], _error(token, _TOO_MANY)
-        if _atoi(args[0].strip(" ")) is None or " " in args[1] or "." in args[1]:
+        if go_atoi(args[0].strip(" ")) is None or " " in args[1] or "." in args[1]:
             return _BAD, [], _error(token, _BAD_ARG)
-        return _OTHER, [_atoi(args[0].strip(" ")) or 0], None
+        return _OTHER, [go_atoi(args[0].strip(" ")) or 0], None
     if generation == "2.12":
         args = _args("random", token)
         if args is not None:
             if len(args) != 1:
                 return _BAD, [], _error(token, _NOT_ENOUGH)
-            top = _atoi(args[0].strip(" "))
+            top = go_atoi(args[0].strip(" "))
             if top is None or top >= _INT32:
                 return _BAD, [], _error(token, _BAD_ARG)
             return _RANDOM, [], None

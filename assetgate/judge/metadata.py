@@ -14,6 +14,7 @@ from assetgate.catalogue import derived
 from assetgate.catalogue.compile import features_for, level_function
 from assetgate.catalogue.model import CONFIG_STRUCT
 from assetgate.decoding.decode import decode
+from assetgate.decoding.goscan import go_atoi
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -43,30 +44,6 @@ DYNAMIC_KEYS: Final = (SERVER_VERSION_KEY, SERVER_LEVEL_KEY)
 # ADR-44's created-version keys; the released server never writes them (assetgate does).
 CREATED_VERSION_KEY: Final = "_nats.created.server.version"
 CREATED_LEVEL_KEY: Final = "_nats.created.server.api_level"
-
-_INT64_MAX: Final = (1 << 63) - 1
-_INT64_MIN: Final = -(1 << 63)
-# the stamps every inventory is full of, answered without parsing
-_PLAIN_LEVELS: Final = {str(level): level for level in range(100)}
-
-
-_INT64_DIGITS: Final = 19  # len(str(2**63 - 1)): longer numbers are out of range
-
-
-def go_atoi(text: str) -> int | None:
-    """Go ``strconv.Atoi`` (64-bit): optional sign, ASCII digits, in range; else ``None``."""
-    plain = _PLAIN_LEVELS.get(text)
-    if plain is not None:
-        return plain
-    digits = text[1:] if text[:1] in {"+", "-"} else text
-    if not digits or not digits.isascii() or not digits.isdigit():
-        return None
-    significant = digits.lstrip("0")
-    if len(significant) > _INT64_DIGITS:  # out of range (ErrRange), whatever its length
-        return None
-    value = int(significant or "0")
-    value = -value if text[:1] == "-" else value
-    return value if _INT64_MIN <= value <= _INT64_MAX else None
 
 
 def supports_required_level(metadata: Mapping[str, str] | None, api_level: int) -> bool:

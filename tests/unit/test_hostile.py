@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Final
 import pytest
 
 import assetgate
-from assetgate.judge.metadata import go_atoi
+from assetgate.decoding.goscan import go_atoi
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -42,6 +42,35 @@ def test_go_atoi_never_meets_the_interpreter_limit(
 ) -> None:
     """go_atoi answers as strconv.Atoi for numbers of any length (ErrRange: None)."""
     assert go_atoi(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("2147483647", 2147483647), ("2147483648", None), ("-2147483648", -2147483648)],
+    ids=["int32-max", "int32-max+1", "int32-min"],
+)
+def test_go_atoi_32_bits(text: str, expected: int | None) -> None:
+    """go_atoi(text, 32) answers as strconv.ParseInt(text, 10, 32)."""
+    assert go_atoi(text, 32) == expected
+
+
+@pytest.mark.parametrize("destination", ["b.{{wildcard(%s)}}", "b.{{partition(1,%s)}}"])
+def test_a_huge_mapping_index_is_refused_as_go_refuses_an_out_of_range_one(
+    destination: str,
+) -> None:
+    """A transform index past the interpreter's limit is answered like one past int64."""
+
+    def reply(number: str) -> tuple[bool, int | None]:
+        config = {
+            "name": "S",
+            "subjects": ["a.*"],
+            "subject_transform": {"src": "a.*", "dest": destination % number},
+        }
+        result = assetgate.validate(config, kind="stream", server="2.12.8")
+        return result.accepted, (result.error.err_code if result.error else None)
+
+    assert reply(_HUGE) == reply("9223372036854775808")
+    assert reply(_HUGE)[0] is False
 
 
 def _record(name: str, config_json: str) -> str:
