@@ -9,11 +9,12 @@ release: ``2.12.0-RC.1`` is judged as 2.12.0. assetgate follows that policy.
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import Final, cast
 
 import msgspec
 from packaging.version import Version
 
+from assetgate.decoding.goscan import go_atoi
 from assetgate.errors import InvalidServerVersion
 
 __all__ = ["ServerVersion", "parse_version"]
@@ -57,15 +58,16 @@ def parse_version(text: str) -> ServerVersion:
         InvalidServerVersion: the text is not a SemVer 2.0 version.
     """
     match = _SEMVER.fullmatch(text.strip())
-    if match is None:
+    # each number as the server's versionComponents reads it (strconv.Atoi)
+    numbers = [] if match is None else [go_atoi(part) for part in match.groups()[:3]]
+    if match is None or None in numbers:
         msg = f"invalid server version: {text!r}"
         raise InvalidServerVersion(msg)
-    major, minor, patch, pre, _build = match.groups()
-    stripped = text.strip()
+    major, minor, patch = cast("list[int]", numbers)
     return ServerVersion(
-        text=stripped.removeprefix("v"),
-        major=int(major),
-        minor=int(minor),
-        patch=int(patch),
-        prerelease=pre or "",
+        text=text.strip().removeprefix("v"),
+        major=major,
+        minor=minor,
+        patch=patch,
+        prerelease=match.group(4) or "",
     )

@@ -169,8 +169,26 @@ def test_unknown_version_raises(catalogue: Catalogue, version: str) -> None:
 
 @pytest.mark.parametrize(
     "version",
-    ["abc", "2.12", "", "2.12.0.1", "2.12.x"],
-    ids=["word", "two-parts", "empty", "four-parts", "x-patch"],
+    [
+        "abc",
+        "2.12",
+        "",
+        "2.12.0.1",
+        "2.12.x",
+        "2.12.9223372036854775808",
+        "2.12." + "9" * 5000,
+        "\uff12.12.0",
+    ],
+    ids=[
+        "word",
+        "two-parts",
+        "empty",
+        "four-parts",
+        "x-patch",
+        "patch-past-int64",
+        "patch-past-int-limit",
+        "fullwidth-digit",
+    ],
 )
 def test_invalid_version_raises(catalogue: Catalogue, version: str) -> None:
     """A string that is not a version raises InvalidServerVersion, not UnknownServerVersion."""
