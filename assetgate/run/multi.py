@@ -5,10 +5,11 @@ every release with a memo (:func:`~assetgate.judge.gate.judge`): the decode once
 line, the config checks once per set of checks. A verdict that equals the previous
 release's is kept as the same object, so what follows can tell in one comparison where
 nothing changed: a stream is settled with its consumers again only where one of them
-changed, an account's overlaps are looked for again only where the streams that keep
-their subjects changed. Every step is the single-target pipeline's own function
-(``settle``, ``find_overlaps``, ``cluster_outcomes``, ``apply_acceptances``,
-``finding_rules``), so each release's result equals :func:`~assetgate.run.check.check`'s.
+changed. An account's overlaps are looked for once, among every stream it keeps on some
+release; each release takes those of the streams it keeps. Every step is the
+single-target pipeline's own function (``settle``, ``find_overlaps``,
+``cluster_outcomes``, ``apply_acceptances``, ``finding_rules``), so each release's
+result equals :func:`~assetgate.run.check.check`'s.
 
 Size: over the ~400-line guide because one engine: decoding and judging shared across
 releases and the light per-release tally only make sense together.
@@ -20,6 +21,7 @@ import functools
 import operator
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
+from itertools import compress
 from typing import TYPE_CHECKING, NamedTuple
 
 import msgspec
@@ -28,12 +30,14 @@ from assetgate.inventory.read import Asset
 from assetgate.judge.gate import STATES, Judged, judge_many, settle
 from assetgate.judge.outcomes import judge_clusters, mark_unavailable
 from assetgate.judge.rules import failing_set, rules_failing
-from assetgate.judge.subjects import find_overlaps
+from assetgate.judge.subjects import KEEP_SUBJECTS, find_overlaps
 from assetgate.run.check import count_findings, counted, iter_records
 from assetgate.run.collect import (
     DEFAULT_CLUSTER,
+    AccountKey,
     CatalogueInfo,
     Collector,
+    Collision,
     InventoryInfo,
     Report,
     Summary,
@@ -59,7 +63,9 @@ if TYPE_CHECKING:
 __all__ = ["Release", "judge_releases"]
 
 StreamKey = tuple[str, str, str]
-Kept = dict[tuple[str, str], list[tuple[str, tuple[str, ...]]]]
+Kept = list[tuple[str, tuple[str, ...]]]
+# an overlap, with per release whether each of its two streams keeps its subjects
+Found = tuple[Collision, list[bool], list[bool]]
 
 
 class Release(NamedTuple):
@@ -186,19 +192,40 @@ class _Judged:
         return {entry.key: position for position, entry in enumerate(self.layout)}
 
     @functools.cached_property
-    def account_changes(self) -> dict[tuple[str, str], list[bool]]:
-        """Per account: at which releases one of its streams' judgements changes."""
-        return {
-            account: _changes([self.streams[key] for key in keys])
-            for account, keys in self.keys_by_account.items()
-        }
+    def collisions(self) -> dict[AccountKey, list[Found] | None]:
+        """Per account: its overlaps on any release, with where their streams keep subjects.
 
-    @functools.cached_property
-    def twice(self) -> set[tuple[str, str]]:
-        """The accounts with a stream listed twice."""
-        return {
-            (row[0].verdict.cluster, row[0].verdict.account) for row in self.duplicates
-        }
+        :func:`find_overlaps` over every stream the account keeps on some release, in
+        key order. A row names a pair and depends only on the two streams' subjects
+        and order, and each release keeps a subsequence of these streams in the same
+        order, so a release's overlaps are the rows whose two streams it keeps. None
+        for an account with a stream whose subjects differ between the releases that
+        keep it: it is looked for release by release.
+        """
+        # what decides a stream listed twice is its last record (as kept_by_account)
+        last = {_stream_key(row): row for row in self.duplicates}
+        out: dict[AccountKey, list[Found] | None] = {}
+        for account, keys in self.keys_by_account.items():
+            union: Kept = []
+            keeps: dict[str, list[bool]] = {}
+            for key in keys:
+                row = self.streams[key]
+                kept = [j.verdict.state in KEEP_SUBJECTS for j in last.get(key, row)]
+                if True not in kept:
+                    continue
+                subjects = {j.subjects for j in compress(row, kept)}
+                if len(subjects) > 1:
+                    break
+                union.append((key[2], subjects.pop()))
+                keeps[key[2]] = kept
+            else:
+                out[account] = [
+                    (found, keeps[found[0]], keeps[found[2]])
+                    for found in find_overlaps(union)
+                ]
+                continue
+            out[account] = None
+        return out
 
     def overlaps(
         self, account: tuple[str, str], streams: list[tuple[str, tuple[str, ...]]]
@@ -209,6 +236,20 @@ class _Judged:
         if found is None:
             found = self._overlaps[key] = find_overlaps(streams)
         return found
+
+    def found(self, index: int) -> dict[AccountKey, list[Collision]]:
+        """Release ``index``'s overlaps per account: those of the streams it keeps."""
+        out: dict[AccountKey, list[Collision]] = {}
+        at = _At(self.streams, index)
+        duplicates = [row[index] for row in self.duplicates]
+        for account, rows in self.collisions.items():
+            if rows is None:  # subjects differ between releases: this one's own
+                kept = kept_by_account(self.keys_by_account[account], at, duplicates)
+                if account in kept:
+                    out[account] = self.overlaps(account, kept[account])
+            else:
+                out[account] = [found for found, a, b in rows if a[index] and b[index]]
+        return out
 
     @functools.cached_property
     def digest(self) -> str:
@@ -251,6 +292,11 @@ def _stopping(entry: _Entry, index: int) -> bool:
 
 def _first_name(row: list[Judged]) -> str:
     return row[0].verdict.name
+
+
+def _stream_key(row: list[Judged]) -> StreamKey:
+    verdict = row[0].verdict
+    return (verdict.cluster, verdict.account, verdict.stream)
 
 
 class _At(Mapping[StreamKey, Judged]):
@@ -304,24 +350,7 @@ class _Settled:
         # the verdicts in report order, in parts: one per stream key, one per duplicate
         self.parts = [*self.outs, *([j.verdict] for j in duplicates)]
         self.position_of = judged.position_of
-        # the streams that keep their subjects, again only for accounts where a
-        # stream's judgement changed (or one is listed twice)
-        at = _At(judged.streams, index)
-        self.kept: Kept = {}
-        for account, keys in judged.keys_by_account.items():
-            if (
-                previous is not None
-                and account not in judged.twice
-                and not judged.account_changes[account][index]
-            ):
-                kept = previous.kept.get(account)
-            else:
-                kept = kept_by_account(keys, at, duplicates).get(account)
-            if kept is not None:
-                self.kept[account] = kept
-        self.found: dict[tuple[str, str], list[tuple[str, str, str, str]]] = {}
-        for account, streams in self.kept.items():
-            self.found[account] = judged.overlaps(account, streams)
+        self.found = judged.found(index)
 
 
 class _States(Mapping[StreamKey, str]):
