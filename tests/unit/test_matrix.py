@@ -466,3 +466,17 @@ def test_overlaps_where_a_streams_subjects_differ_between_releases(
         kept = kept_by_account(sorted(streams), streams, duplicates)
         want = {account: find_overlaps(found) for account, found in kept.items()}
         assert (index, judged.found(index)) == (index, want)
+
+
+@pytest.mark.parametrize("mode", ["single", "cluster"])
+def test_matrix_rows_equal_reports_with_streams_listed_twice(
+    fleet: Path, tmp_path: Path, mode: str
+) -> None:
+    """Rows equal check() where streams of every cluster are listed twice."""
+    lines = fleet.read_bytes().splitlines(keepends=True)
+    streams = [line for line in lines if b'"kind":"stream"' in line]
+    assert len({line.split(b'"cluster":')[1][:8] for line in streams[:60]}) > 1
+    inventory = tmp_path / "twice.jsonl"
+    inventory.write_bytes(b"".join([*lines, *streams[:60]]))
+    matrix = check_matrix([inventory], mode=mode)  # type: ignore[arg-type]
+    _assert_rows_equal_reports(matrix, inventory, mode)
