@@ -5,10 +5,11 @@ every release with a memo (:func:`~assetgate.judge.gate.judge`): the decode once
 line, the config checks once per set of checks. A verdict that equals the previous
 release's is kept as the same object, so what follows can tell in one comparison where
 nothing changed: a stream is settled with its consumers again only where one of them
-changed, an account's overlaps are looked for again only where the streams that keep
-their subjects changed. Every step is the single-target pipeline's own function
-(``settle``, ``find_overlaps``, ``cluster_outcomes``, ``apply_acceptances``,
-``finding_rules``), so each release's result equals :func:`~assetgate.run.check.check`'s.
+changed. An account's overlaps are looked for once, among every stream it keeps on some
+release; each release takes those of the streams it keeps. Every step is the
+single-target pipeline's own function (``settle``, ``find_overlaps``,
+``cluster_outcomes``, ``apply_acceptances``, ``finding_rules``), so each release's
+result equals :func:`~assetgate.run.check.check`'s.
 
 Size: over the ~400-line guide because one engine: decoding and judging shared across
 releases and the light per-release tally only make sense together.
@@ -17,6 +18,7 @@ releases and the light per-release tally only make sense together.
 from __future__ import annotations
 
 import functools
+import itertools
 import operator
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
@@ -28,12 +30,14 @@ from assetgate.inventory.read import Asset
 from assetgate.judge.gate import STATES, Judged, judge_many, settle
 from assetgate.judge.outcomes import judge_clusters, mark_unavailable
 from assetgate.judge.rules import failing_set, rules_failing
-from assetgate.judge.subjects import find_overlaps
+from assetgate.judge.subjects import KEEP_SUBJECTS, find_overlaps
 from assetgate.run.check import count_findings, counted, iter_records
 from assetgate.run.collect import (
     DEFAULT_CLUSTER,
+    AccountKey,
     CatalogueInfo,
     Collector,
+    Collision,
     InventoryInfo,
     Report,
     Summary,
@@ -59,7 +63,9 @@ if TYPE_CHECKING:
 __all__ = ["Release", "judge_releases"]
 
 StreamKey = tuple[str, str, str]
-Kept = dict[tuple[str, str], list[tuple[str, tuple[str, ...]]]]
+Kept = list[tuple[str, tuple[str, ...]]]
+# an overlap, with per release whether each of its two streams keeps its subjects
+Found = tuple[Collision, list[bool], list[bool]]
 
 
 class Release(NamedTuple):
@@ -176,6 +182,36 @@ class _Judged:
         return out
 
     @functools.cached_property
+    def changed_at(self) -> dict[int, list[int]]:
+        """Per release: the positions in :attr:`layout` whose judgements change on it."""
+        out: defaultdict[int, list[int]] = defaultdict(list)
+        for position, entry in enumerate(self.layout):
+            for index in itertools.compress(itertools.count(), entry.changes):
+                out[index].append(position)
+        return out
+
+    @functools.cached_property
+    def members(self) -> list[tuple[int, list[Judged]]]:
+        """Every consumer's judgements, with its stream key's position in :attr:`layout`."""
+        return [
+            (position, row)
+            for position, entry in enumerate(self.layout)
+            for row in entry.members
+        ]
+
+    def stopping(self, index: int) -> set[int]:
+        """The positions in :attr:`layout` with a consumer offline on release ``index``.
+
+        Only there does settling word something with the release's offline wording
+        (the stream it stops), so a change of wording changes nothing else.
+        """
+        return {
+            position
+            for position, row in self.members
+            if row[index].verdict.state == "offline"
+        }
+
+    @functools.cached_property
     def clusters(self) -> list[str]:
         """The clusters of the assets."""
         return sorted({key[0] for key in self.keys})
@@ -186,19 +222,40 @@ class _Judged:
         return {entry.key: position for position, entry in enumerate(self.layout)}
 
     @functools.cached_property
-    def account_changes(self) -> dict[tuple[str, str], list[bool]]:
-        """Per account: at which releases one of its streams' judgements changes."""
-        return {
-            account: _changes([self.streams[key] for key in keys])
-            for account, keys in self.keys_by_account.items()
-        }
+    def collisions(self) -> dict[AccountKey, list[Found] | None]:
+        """Per account: its overlaps on any release, with where their streams keep subjects.
 
-    @functools.cached_property
-    def twice(self) -> set[tuple[str, str]]:
-        """The accounts with a stream listed twice."""
-        return {
-            (row[0].verdict.cluster, row[0].verdict.account) for row in self.duplicates
-        }
+        :func:`find_overlaps` over every stream the account keeps on some release, in
+        key order. A row names a pair and depends only on the two streams' subjects
+        and order, and each release keeps a subsequence of these streams in the same
+        order, so a release's overlaps are the rows whose two streams it keeps. None
+        for an account with a stream whose subjects differ between the releases that
+        keep it: it is looked for release by release.
+        """
+        # what decides a stream listed twice is its last record (as kept_by_account)
+        last = {_stream_key(row): row for row in self.duplicates}
+        out: dict[AccountKey, list[Found] | None] = {}
+        for account, keys in self.keys_by_account.items():
+            union: Kept = []
+            keeps: dict[str, list[bool]] = {}
+            for key in keys:
+                row = self.streams[key]
+                kept = [j.verdict.state in KEEP_SUBJECTS for j in last.get(key, row)]
+                if True not in kept:
+                    continue
+                subjects = {j.subjects for j in itertools.compress(row, kept)}
+                if len(subjects) > 1:
+                    break
+                union.append((key[2], subjects.pop()))
+                keeps[key[2]] = kept
+            else:
+                out[account] = [
+                    (found, keeps[found[0]], keeps[found[2]])
+                    for found in find_overlaps(union)
+                ]
+                continue
+            out[account] = None
+        return out
 
     def overlaps(
         self, account: tuple[str, str], streams: list[tuple[str, tuple[str, ...]]]
@@ -209,6 +266,20 @@ class _Judged:
         if found is None:
             found = self._overlaps[key] = find_overlaps(streams)
         return found
+
+    def found(self, index: int) -> dict[AccountKey, list[Collision]]:
+        """Release ``index``'s overlaps per account: those of the streams it keeps."""
+        out: dict[AccountKey, list[Collision]] = {}
+        at = _At(self.streams, index)
+        duplicates = [row[index] for row in self.duplicates]
+        for account, rows in self.collisions.items():
+            if rows is None:  # subjects differ between releases: this one's own
+                kept = kept_by_account(self.keys_by_account[account], at, duplicates)
+                if account in kept:
+                    out[account] = self.overlaps(account, kept[account])
+            else:
+                out[account] = [found for found, a, b in rows if a[index] and b[index]]
+        return out
 
     @functools.cached_property
     def digest(self) -> str:
@@ -240,17 +311,19 @@ def _changes(rows: Sequence[list[Judged] | None]) -> list[bool]:
     return [True, *(out or ())]
 
 
-def _stopping(entry: _Entry, index: int) -> bool:
-    """Whether a consumer of ``entry`` is offline on release ``index``.
-
-    Only then does settling word something with the release's offline wording (the
-    stream it stops), so a change of wording changes nothing else.
-    """
-    return any(row[index].verdict.state == "offline" for row in entry.members)
+def _settle(entry: _Entry, index: int, profile: ServerProfile) -> list[Verdict]:
+    """:func:`settle` of ``entry`` on release ``index``."""
+    stream = None if entry.row is None else entry.row[index]
+    return settle(stream, [c[index] for c in entry.members], profile)
 
 
 def _first_name(row: list[Judged]) -> str:
     return row[0].verdict.name
+
+
+def _stream_key(row: list[Judged]) -> StreamKey:
+    verdict = row[0].verdict
+    return (verdict.cluster, verdict.account, verdict.stream)
 
 
 class _At(Mapping[StreamKey, Judged]):
@@ -285,43 +358,23 @@ class _Settled:
             profile.switches.offline
         )
         self.words: dict[str, str] | None = words
-        reuse = previous.outs if previous is not None else None
-        worded = previous is not None and previous.words == words
-        self.outs: list[list[Verdict]] = []
-        for position, entry in enumerate(judged.layout):
-            if (
-                reuse is not None
-                and not entry.changes[index]
-                and (worded or not _stopping(entry, index))
-            ):
-                out = reuse[position]  # nothing changed since the previous release
-            else:
-                stream = None if entry.row is None else entry.row[index]
-                out = settle(stream, [c[index] for c in entry.members], profile)
-            self.outs.append(out)
+        layout = judged.layout
+        if previous is None:
+            self.outs = [_settle(entry, index, profile) for entry in layout]
+        else:  # settled again only where something changed since the previous release
+            self.outs = outs = previous.outs.copy()
+            if previous.words == words:
+                moved: Iterable[int] = judged.changed_at.get(index, ())
+            else:  # and where a consumer stops its stream (the new words say it)
+                moved = {*judged.changed_at.get(index, ()), *judged.stopping(index)}
+            for position in moved:
+                outs[position] = _settle(layout[position], index, profile)
         duplicates = [row[index] for row in judged.duplicates]
         self.duplicates = duplicates
         # the verdicts in report order, in parts: one per stream key, one per duplicate
         self.parts = [*self.outs, *([j.verdict] for j in duplicates)]
         self.position_of = judged.position_of
-        # the streams that keep their subjects, again only for accounts where a
-        # stream's judgement changed (or one is listed twice)
-        at = _At(judged.streams, index)
-        self.kept: Kept = {}
-        for account, keys in judged.keys_by_account.items():
-            if (
-                previous is not None
-                and account not in judged.twice
-                and not judged.account_changes[account][index]
-            ):
-                kept = previous.kept.get(account)
-            else:
-                kept = kept_by_account(keys, at, duplicates).get(account)
-            if kept is not None:
-                self.kept[account] = kept
-        self.found: dict[tuple[str, str], list[tuple[str, str, str, str]]] = {}
-        for account, streams in self.kept.items():
-            self.found[account] = judged.overlaps(account, streams)
+        self.found = judged.found(index)
 
 
 class _States(Mapping[StreamKey, str]):
@@ -359,19 +412,40 @@ class _States(Mapping[StreamKey, str]):
 class _Part(NamedTuple):
     """What one release makes of one part of the verdicts, given its cluster's fate."""
 
-    part: list[Verdict]
-    reason: str | None
     shown: list[Verdict]
     counts: tuple[tuple[str, str, int], ...]
     failing: int
 
 
-class _Tally:
-    """The verdicts of each release, counted part by part.
+class _Span:
+    """A run of consecutive parts of one cluster, and what the last release made of it."""
 
-    A part is a stream key's verdicts or a duplicate's. A part that is the same object
-    as on the release before, in a cluster whose fate is the same, is not looked at
-    again: its counts carry over.
+    def __init__(self, cluster: str, start: int) -> None:
+        self.cluster = cluster
+        self.start = start
+        self.end = start
+        self.size = 0  # its verdicts
+        self.moved: list[int] = []  # the positions whose part is new on this release
+        # the fate (its cluster's down reason) the result below was made for
+        self.fate: tuple[str | None] | None = None
+        # the fate the parts' own results (_Tally.parts) hold for; None: they are stale
+        self.parts_fate: tuple[str | None] | None = None
+        self.shown: list[Verdict] = []
+        self.counts: Counter[str] = Counter()
+        self.failing = 0
+        self.candidates: list[Verdict] | None = None
+        self.drifting: list[Verdict] | None = None
+
+
+class _Tally:
+    """The verdicts of each release, counted run of parts by run of parts.
+
+    A part is a stream key's verdicts or a duplicate's; a span is a run of parts of
+    one cluster. A span none of whose parts is new since the release before, in a
+    cluster whose fate is the same, is not looked at again: its counts carry over.
+    Otherwise only its new parts are, while the fate stays; in light mode, a down
+    cluster's span is counted as a whole (every asset unavailable, the drifting ones
+    listed), so that a fate switching does not walk its parts one by one.
     """
 
     def __init__(self, *, light: bool) -> None:
@@ -380,86 +454,150 @@ class _Tally:
         # the marked (unavailable) verdicts of objects that releases share
         self.marked: dict[tuple[int, str], tuple[Verdict, Verdict]] = {}
         self.failing_of: dict[tuple[str, str | None, str | None], int] = {}
-        self.parts: list[_Part | None] = []
-        self.candidates_of: list[tuple[list[Verdict], list[Verdict]] | None] = []
+        self.seen: list[list[Verdict]] = []  # the parts of the release taken in
+        self.spans: list[_Span] = []
+        self.span_of: list[_Span] = []  # per position
+        self.parts: list[_Part | None] = []  # per position, for its span's parts_fate
+        # per position: its part's verdicts that are not online, that drift
+        self.not_online: list[list[Verdict]] = []
+        self.drifting: list[list[Verdict]] = []
         self.counts: dict[str, Counter[str]] = {}
         self.failing = 0
         self.assets = 0
 
-    def candidates(self, parts: list[list[Verdict]]) -> list[list[Verdict]]:
-        """Per part, its verdicts that are not online (only they can bring a cluster down)."""
-        known = self.candidates_of
-        known.extend([None] * (len(parts) - len(known)))
-        out: list[list[Verdict]] = []
+    def take(self, parts: list[list[Verdict]]) -> None:
+        """Take in a release's parts, and which of them are new since the release before."""
+        if len(parts) != len(self.seen):  # the first release
+            self._split(parts)
+            moved: Iterable[int] = range(len(parts))
+        else:
+            moved = itertools.compress(
+                range(len(parts)), map(operator.is_not, parts, self.seen)
+            )
+        span_of = self.span_of
+        not_online = self.not_online
+        drifting = self.drifting
+        for position in moved:
+            span = span_of[position]
+            span.moved.append(position)
+            span.candidates = span.drifting = None
+            part = parts[position]
+            not_online[position] = [v for v in part if v.state != "online"]
+            drifting[position] = [v for v in part if v.drift is not None]
+        self.seen = parts
+
+    def _split(self, parts: list[list[Verdict]]) -> None:
+        """Cut the parts into spans, one per run of parts of one cluster.
+
+        Every part holds a verdict: a stream key's has its stream's or a consumer's.
+        """
+        self.spans = []
+        self.span_of = []
+        self.parts = [None] * len(parts)
+        self.not_online = [[] for _ in parts]
+        self.drifting = [[] for _ in parts]
+        self.counts = {}
+        self.failing = 0
+        self.assets = sum(map(len, parts))
+        span: _Span | None = None
         for position, part in enumerate(parts):
-            found = known[position]
-            if found is None or found[0] is not part:
-                found = known[position] = (
-                    part,
-                    [v for v in part if v.state != "online"],
-                )
-            if found[1]:
-                out.append(found[1])
+            cluster = part[0].cluster
+            if span is None or cluster != span.cluster:
+                span = _Span(cluster, position)
+                self.spans.append(span)
+                self.counts.setdefault(cluster, Counter())
+            span.end = position + 1
+            span.size += len(part)
+            self.span_of.append(span)
+
+    def candidates(self) -> list[Verdict]:
+        """The verdicts taken in that are not online (only they can bring a cluster down)."""
+        out: list[Verdict] = []
+        for span in self.spans:
+            if span.candidates is None:
+                span.candidates = _joined(self.not_online[span.start : span.end])
+            out.extend(span.candidates)
         return out
 
     def release(
-        self,
-        parts: list[list[Verdict]],
-        down: Mapping[str, str],
-        wanted: frozenset[str],
+        self, down: Mapping[str, str], wanted: frozenset[str]
     ) -> tuple[list[Verdict], dict[str, Counter[str]], int]:
         """The shown verdicts, the counts per cluster and state, the failing ones."""
-        known = self.parts
-        known.extend([None] * (len(parts) - len(known)))
         shown: list[Verdict] = []
-        counts = self.counts
-        for position, part in enumerate(parts):
-            reason = down.get(part[0].cluster) if down and part else None
-            old = known[position]
-            if old is None or old.part is not part or old.reason != reason:
-                new = self._part(part, reason, wanted)
-                if old is not None:
-                    self.failing -= old.failing
-                    for cluster, state, n in old.counts:
-                        counts[cluster][state] -= n
+        for span in self.spans:
+            reason = down.get(span.cluster) if down else None
+            if span.moved or span.fate != (reason,):
+                per = self.counts[span.cluster]
+                per.subtract(span.counts)
+                self.failing -= span.failing
+                if reason is not None and self.light:
+                    self._down(span, reason, wanted)
                 else:
-                    self.assets += len(part)
-                self.failing += new.failing
-                for cluster, state, n in new.counts:
-                    per = counts.get(cluster)
-                    if per is None:
-                        per = counts[cluster] = Counter()
-                    per[state] += n
-                known[position] = old = new
-            if old.shown:
-                shown.extend(old.shown)
+                    self._by_part(span, reason, wanted)
+                per.update(span.counts)
+                self.failing += span.failing
+                span.fate = (reason,)
+                span.moved = []
+            shown.extend(span.shown)
         out = {
             cluster: Counter({state: n for state, n in per.items() if n})
-            for cluster, per in counts.items()
+            for cluster, per in self.counts.items()
         }
         return shown, out, self.failing
+
+    def _down(self, span: _Span, reason: str, wanted: frozenset[str]) -> None:
+        """Light mode, ``span``'s cluster down: all unavailable, the drifting listed."""
+        if span.drifting is None:
+            span.drifting = _joined(self.drifting[span.start : span.end])
+        span.shown = mark_unavailable(span.drifting, reason, self.marked)
+        span.counts = Counter({"unavailable": span.size})
+        span.failing = self.failing_of_verdicts(span.shown, wanted)
+        quiet = span.size - len(span.shown)  # unavailable assets counted, not listed
+        if quiet:
+            span.failing += quiet * self._fails("unavailable", None, None, wanted)
+        span.parts_fate = None  # the parts' own results are not kept up to date
+
+    def _by_part(self, span: _Span, reason: str | None, wanted: frozenset[str]) -> None:
+        """``span`` part by part: again only its new parts, where its fate is the same."""
+        known = self.parts
+        moved: Iterable[int] = span.moved
+        if span.parts_fate != (reason,):
+            moved = range(span.start, span.end)
+            span.counts = Counter()
+            span.failing = 0
+            known[span.start : span.end] = [None] * (span.end - span.start)
+        counts = span.counts
+        for position in moved:
+            old = known[position]
+            if old is not None:
+                span.failing -= old.failing
+                for _, state, n in old.counts:
+                    counts[state] -= n
+            new = known[position] = self._part(self.seen[position], reason, wanted)
+            span.failing += new.failing
+            for _, state, n in new.counts:
+                counts[state] += n
+        span.parts_fate = (reason,)
+        span.shown = [
+            v
+            for new in known[span.start : span.end]
+            if new is not None and new.shown
+            for v in new.shown
+        ]
 
     def _part(
         self, part: list[Verdict], reason: str | None, wanted: frozenset[str]
     ) -> _Part:
         """What a release makes of ``part`` (``reason``: its cluster is down)."""
-        quiet = 0  # unavailable assets counted but not listed
         if reason is None:
             shown = [v for v in part if v.state != "online" or v.drift is not None]
             counts = _state_counts(part)
-        elif self.light:  # every one unavailable; only the drifting ones listed
-            drifting = [v for v in part if v.drift is not None]
-            shown = mark_unavailable(drifting, reason, self.marked)
-            counts = ((part[0].cluster, "unavailable", len(part)),) if part else ()
-            quiet = len(part) - len(shown)
         else:
             verdicts = mark_unavailable(part, reason, self.marked)
             shown = [v for v in verdicts if v.state != "online" or v.drift is not None]
             counts = _state_counts(verdicts)
         failing = self.failing_of_verdicts(shown, wanted)
-        if quiet:
-            failing += quiet * self._fails("unavailable", None, None, wanted)
-        return _Part(part, reason, shown, counts, failing)
+        return _Part(shown, counts, failing)
 
     def failing_of_verdicts(
         self, verdicts: list[Verdict], wanted: frozenset[str]
@@ -489,6 +627,11 @@ class _Tally:
         return found
 
 
+def _joined(lists: list[list[Verdict]]) -> list[Verdict]:
+    """``lists`` end to end."""
+    return [v for verdicts in lists for v in verdicts]
+
+
 def _state_counts(verdicts: list[Verdict]) -> tuple[tuple[str, str, int], ...]:
     """(cluster, state, count) of a part's verdicts (one cluster; mostly one state)."""
     if not verdicts:
@@ -512,16 +655,16 @@ def _release(
 ) -> Release:
     profiles = {DEFAULT_CLUSTER: profile}
     profile_of = functools.partial(target_profile, profiles)
-    parts = settled.parts
     tally = judged.tally
+    tally.take(settled.parts)
     clusters: list[ClusterOutcome] = []
     down: dict[str, str] = {}
     if mode == "cluster":
         # only a verdict that is not online can match a rule
-        candidates = [v for part in tally.candidates(parts) for v in part]
+        candidates = tally.candidates()
         clusters, down = judge_clusters(candidates, profile_of, names=judged.clusters)
     wanted = failing_set(fail_on)
-    shown, counts, failing = tally.release(parts, down, wanted)
+    shown, counts, failing = tally.release(down, wanted)
     overlaps = overlap_entries(settled.found, _States(settled))
     book = judged.book
     marked = apply_acceptances(

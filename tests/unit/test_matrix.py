@@ -394,3 +394,89 @@ def test_every_drift_flag_has_an_update_fix(drift: str) -> None:
     assert [
         (f.action, "_nats.req.level" in f.text or "stamp" in f.text) for f in fixes
     ] == [("update", True)]
+
+
+def _overlapping(tmp_path: Path) -> Path:
+    """Overlapping streams of one account whose kept subjects come and go by release."""
+    nrg = {"subjects": ["$NRG.z"]}  # loads on some releases, not on others
+    stamp = {"_nats.req.level": "2"}  # offline on some releases
+    records = [
+        _stream("A_ALL", subjects=["z.q", "a.>", "b.>"]),
+        _stream("B_NRG", subjects=["$NRG.x", "b.x"]),
+        _stream("C_CNT", subjects=["a.c"], allow_msg_counter=True, metadata=stamp),
+        _stream("D_NRG", subjects=["$NRG.y", "a.d", "$NRG.x"]),
+        _stream("E_TWICE", subjects=["a.e"]),  # its subjects; its last record's fate
+        {**_stream("E_TWICE"), "config": {"name": "E_TWICE", **nrg}},
+        _stream("F_GONE", subjects=["a.>"], retention="bogus"),
+        {**_stream("X_ONE", subjects=["x.>"]), "account": "OTHER"},
+        {**_stream("X_TWO", subjects=["x.y"]), "account": "OTHER"},
+    ]
+    return _write(tmp_path / "inv.jsonl", records)
+
+
+@pytest.mark.parametrize("mode", ["single", "cluster"])
+def test_overlaps_of_streams_kept_on_some_releases(tmp_path: Path, mode: str) -> None:
+    """Each release's overlaps equal check()'s when streams keep subjects only on some."""
+    from assetgate.run.multi import judge_releases
+
+    inventory = _overlapping(tmp_path)
+    cat = _cat()
+    releases = list(select_releases("all", cat))
+    got = judge_releases(
+        [inventory],
+        [cat.server(r) for r in releases],
+        mode,  # type: ignore[arg-type]
+        cat,
+        rules=[],
+        fail_on=(),
+        light=True,
+    )
+    seen: set[tuple[tuple[tuple[str, str], tuple[str, ...]], ...]] = set()
+    for release, result in zip(releases, got, strict=True):
+        report = check([inventory], target=release, mode=mode)  # type: ignore[arg-type]
+        assert (release, result.report.overlaps) == (release, report.overlaps)
+        seen.add(tuple((o.streams, o.offline) for o in report.overlaps))
+    assert len(seen) == 3  # the overlaps do change between releases
+
+
+def test_overlaps_where_a_streams_subjects_differ_between_releases(
+    tmp_path: Path,
+) -> None:
+    """An account whose stream's subjects differ by release gets each release's own overlaps."""
+    import msgspec
+
+    from assetgate.judge.subjects import find_overlaps
+    from assetgate.run.check import iter_records
+    from assetgate.run.collect import kept_by_account
+    from assetgate.run.multi import _Judged
+
+    cat = _cat()
+    profiles = [cat.server(r) for r in select_releases("all", cat)]
+    judged = _Judged(cat, light=True)
+    for record in iter_records([_overlapping(tmp_path)]):
+        judged.add(record, profiles, "single", cat)
+    moved = judged.streams["", "$G", "C_CNT"]
+    half = len(moved) // 2
+    moved[half:] = [msgspec.structs.replace(j, subjects=("b.c",)) for j in moved[half:]]
+    assert judged.collisions["", "$G"] is None
+    assert judged.collisions["", "OTHER"] is not None
+    for index in range(len(profiles)):
+        streams = {key: row[index] for key, row in judged.streams.items()}
+        duplicates = [row[index] for row in judged.duplicates]
+        kept = kept_by_account(sorted(streams), streams, duplicates)
+        want = {account: find_overlaps(found) for account, found in kept.items()}
+        assert (index, judged.found(index)) == (index, want)
+
+
+@pytest.mark.parametrize("mode", ["single", "cluster"])
+def test_matrix_rows_equal_reports_with_streams_listed_twice(
+    fleet: Path, tmp_path: Path, mode: str
+) -> None:
+    """Rows equal check() where streams of every cluster are listed twice."""
+    lines = fleet.read_bytes().splitlines(keepends=True)
+    streams = [line for line in lines if b'"kind":"stream"' in line]
+    assert len({line.split(b'"cluster":')[1][:8] for line in streams[:60]}) > 1
+    inventory = tmp_path / "twice.jsonl"
+    inventory.write_bytes(b"".join([*lines, *streams[:60]]))
+    matrix = check_matrix([inventory], mode=mode)  # type: ignore[arg-type]
+    _assert_rows_equal_reports(matrix, inventory, mode)
