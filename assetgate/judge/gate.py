@@ -293,7 +293,7 @@ def judge_many(
     profiles: Sequence[ServerProfile],
     mode: Mode,
     catalogue: Catalogue,
-) -> list[Judged]:
+) -> tuple[list[Judged], int]:
     """:func:`judge` against each of ``profiles``, sharing what releases share.
 
     The decode is made once per release line, the config checks once per line
@@ -302,6 +302,9 @@ def judge_many(
     judgement has the same parts as the one before it (everything a verdict is made
     of but the target's name) gets the same object, whose ``target`` names the first
     of them. For ``check_matrix``.
+
+    Returns the judgements, one per profile, and where they change: bit ``i`` is set
+    when judgement ``i`` is not the object before it (bit 0 always).
     """
     plan = _prepared(profiles, asset.kind, mode)
     decoded_of: list[Decoded | None] = [None] * plan.lines
@@ -312,6 +315,7 @@ def judge_many(
     results_of: list[Any] = [_NOT_RUN] * plan.lines
     features: dict[str, tuple[int, str] | None] = {}
     out: list[Judged] = []
+    changed = 0
     last: tuple[object, ...] = ()
     judged: Judged | None = None
     online = False  # whether judged loaded online
@@ -381,8 +385,9 @@ def judge_many(
                 features=features,
             )
             last = parts
+            changed |= 1 << len(out)
         out.append(judged)
-    return out
+    return out, changed
 
 
 _NOT_RUN: Final = object()

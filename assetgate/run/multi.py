@@ -123,6 +123,9 @@ class _Judged:
         self.streams: dict[StreamKey, list[Judged]] = {}
         self.duplicates: list[list[Judged]] = []
         self.consumers: defaultdict[StreamKey, list[list[Judged]]] = defaultdict(list)
+        # per stream key: where its stream's or a consumer's judgement changes (a bit
+        # per release, as judge_many answers)
+        self.changes: dict[StreamKey, int] = {}
         self.tally = _Tally(light=light)
         self._overlaps: dict[
             tuple[tuple[str, str], tuple[tuple[str, tuple[str, ...]], ...]],
@@ -141,15 +144,16 @@ class _Judged:
             return
         self.book.records += 1
         self.book.hashes.append(asset_hash(record))
-        per = judge_many(record, profiles, mode, cat)  # one object per answer
+        per, changed = judge_many(record, profiles, mode, cat)  # one object per answer
         key = (record.cluster, record.account, record.stream)
         if record.kind == "stream":
             if key in self.streams:
                 self.duplicates.append(per)
-            else:
-                self.streams[key] = per
+                return  # not in the key's entry: a duplicate is looked at on its own
+            self.streams[key] = per
         else:
             self.consumers[key].append(per)
+        self.changes[key] = self.changes.get(key, 0) | changed
 
     @functools.cached_property
     def keys(self) -> list[StreamKey]:
@@ -178,7 +182,7 @@ class _Judged:
             row = self.streams.get(key)
             # name order, input order among equal names: as settle_key (run.collect)
             members = sorted(self.consumers.get(key, ()), key=_first_name)
-            out.append(_Entry(key, row, members, _changes([row, *members])))
+            out.append(_Entry(key, row, members, self.changes[key]))
         return out
 
     @functools.cached_property
@@ -186,8 +190,11 @@ class _Judged:
         """Per release: the positions in :attr:`layout` whose judgements change on it."""
         out: defaultdict[int, list[int]] = defaultdict(list)
         for position, entry in enumerate(self.layout):
-            for index in itertools.compress(itertools.count(), entry.changes):
-                out[index].append(position)
+            changes = entry.changes
+            while changes:
+                lowest = changes & -changes
+                out[lowest.bit_length() - 1].append(position)
+                changes ^= lowest
         return out
 
     @functools.cached_property
@@ -293,22 +300,7 @@ class _Entry(NamedTuple):
     key: StreamKey
     row: list[Judged] | None
     members: list[list[Judged]]
-    changes: list[bool]
-
-
-def _changes(rows: Sequence[list[Judged] | None]) -> list[bool]:
-    """Per release: whether any of ``rows`` judges differently from the release before.
-
-    Release 0 counts as a change. Rows keep one object per answer, so an identity
-    test says it.
-    """
-    out: list[bool] | None = None
-    for row in rows:
-        if row is None:
-            continue
-        moved = list(map(operator.is_not, row[1:], row[:-1]))
-        out = moved if out is None else list(map(operator.or_, out, moved))
-    return [True, *(out or ())]
+    changes: int  # bit i: a judgement changes on release i (release 0 counts)
 
 
 def _settle(entry: _Entry, index: int, profile: ServerProfile) -> list[Verdict]:
