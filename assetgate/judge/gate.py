@@ -343,8 +343,7 @@ def judge_many(
         decoded = decoded_of[line]
         if decoded is None:
             decoded = decoded_of[line] = plan.decoders[line](asset.config)
-            plain_of[line] = _plain_level(decoded)
-            unstamped_of[line] = _unstamped(decoded)
+            plain_of[line], unstamped_of[line] = _stamp_of(decoded)
         loaded = loaded_of[state]
         if loaded is None:
             needs = plain_of[line]
@@ -397,28 +396,28 @@ _PASSED: Final = object()  # the line's checks ran: nothing fails, nothing noted
 _ONLINE: Final[tuple[State, str | None]] = ("online", None)
 
 
-def _plain_level(decoded: Decoded) -> int | None:
-    """For a config that decodes cleanly: the stored level it needs (0: none).
+def _stamp_of(decoded: Decoded) -> tuple[int | None, bool]:
+    """What :func:`judge_many` needs of a decoded config's level stamp, per line.
 
-    Such a config loads online on every release of its line whose API level is at
+    First, for a config that decodes cleanly, the stored level it needs (0: none):
+    such a config loads online on every release of its line whose API level is at
     least that (:func:`_loaded_state`; a release before levels counts as level 0);
     anything else (an error, dropped fields, a stamp that does not parse) is ``None``:
-    ask :func:`_loaded_state`.
+    ask :func:`_loaded_state`. Second, whether the config may lack the stamp (unknown
+    when it does not decode).
     """
+    config = decoded.config
+    if config is None:
+        return None, True
+    metadata = config.metadata
+    unstamped = not metadata or REQUIRED_LEVEL_KEY not in metadata
     if (
-        decoded.config is None
-        or decoded.lenient_error is not None
+        decoded.lenient_error is not None
         or decoded.strict_error is not None
         or decoded.dropped_fields
     ):
-        return None
-    return lowest_supporting_level(getattr(decoded.config, "metadata", None))
-
-
-def _unstamped(decoded: Decoded) -> bool:
-    """Whether the config may lack the level stamp (unknown when it does not decode)."""
-    metadata = getattr(decoded.config, "metadata", None)
-    return decoded.config is None or not metadata or REQUIRED_LEVEL_KEY not in metadata
+        return None, unstamped
+    return lowest_supporting_level(metadata), unstamped
 
 
 class _Plan(NamedTuple):
