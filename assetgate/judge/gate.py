@@ -288,7 +288,7 @@ def _lean(
     return lean
 
 
-def judge_many(
+def judge_many(  # noqa: PLR0915 - one hot loop: a call per release would cost
     asset: Asset,
     profiles: Sequence[ServerProfile],
     mode: Mode,
@@ -319,7 +319,13 @@ def judge_many(
     last: tuple[object, ...] = ()
     judged: Judged | None = None
     online = False  # whether judged loaded online
-    for profile, line, state, lines, level, alike, same, same_line in plan.steps:
+    steps = plan.steps
+    index, count = 0, len(steps)
+    while index < count:
+        profile, line, state, lines, level, alike, same, same_line, rest, low = steps[
+            index
+        ]
+        index += 1
         # the release before it judges alike: all of it does, or no check of the line
         # fails or notes anything and only the checks' order differs, or also the
         # state slot, where both load a plain config online
@@ -386,6 +392,15 @@ def judge_many(
             last = parts
             changed |= 1 << len(out)
         out.append(judged)
+        if (
+            rest
+            and online
+            and results_of[line] is _PASSED
+            and (needs := plain_of[line]) is not None
+            and needs <= low
+        ):  # so are the rest of the line's releases (the test above, for each)
+            out.extend([judged] * rest)
+            index += rest
     return out, changed
 
 
@@ -423,14 +438,18 @@ def _stamp_of(decoded: Decoded) -> tuple[int | None, bool]:
 class _Plan(NamedTuple):
     """How :func:`judge_many` goes through a list of profiles.
 
-    Per profile: its release line's slot, its load-state slot, its line's checks,
-    its API level (0 before levels), whether it judges every asset as the profile before it does, whether it does so
-    when no check of the line fails or notes anything (the same slots and stamping
-    rule), and whether it has the same line slot and stamping rule. Per line slot:
-    its bound decode of a stored config.
+    Per profile: its release line's slot, its load-state slot, its line's checks, its
+    API level (0 before levels), whether it judges every asset as the profile before
+    it does, whether it does so when no check of the line fails or notes anything
+    (the same slots and stamping rule), whether it has the same line slot and
+    stamping rule, and how many of the profiles after it do in a row, with the
+    lowest API level among those. Per line slot: its bound decode of a stored config.
     """
 
-    steps: tuple[tuple[ServerProfile, int, int, LineChecks, int, bool, bool, bool], ...]
+    steps: tuple[
+        tuple[ServerProfile, int, int, LineChecks, int, bool, bool, bool, int, int],
+        ...,
+    ]
     lines: int
     states: int
     decoders: tuple[Callable[[bytes | str], Decoded], ...]
@@ -457,6 +476,7 @@ def _prepared(profiles: Sequence[ServerProfile], kind: str, mode: Mode) -> _Plan
         line_slots: dict[tuple[object, ...], int] = {}
         state_slots: dict[tuple[str, str, str, int | None], int] = {}
         decoders: list[Callable[[bytes | str], Decoded]] = []
+        steps: list[tuple[ServerProfile, int, int, LineChecks, int, bool, bool, bool]]
         steps = []
         before: tuple[object, ...] = ()
         same: tuple[object, ...] = ()
@@ -502,7 +522,25 @@ def _prepared(profiles: Sequence[ServerProfile], kind: str, mode: Mode) -> _Plan
                 )
             )
             before, same = alike, slots
-        plan = _Plan(tuple(steps), len(line_slots), len(state_slots), tuple(decoders))
+        # per step: how many after it keep its line slot and stamping rule, the
+        # lowest API level among them
+        runs: list[tuple[int, int]] = []
+        rest, low = 0, 0
+        for step in reversed(steps):
+            runs.append((rest, low))
+            if step[7]:  # the same line slot and stamping rule as the step before
+                rest, low = rest + 1, step[4] if rest == 0 else min(low, step[4])
+            else:
+                rest, low = 0, 0
+        plan = _Plan(
+            tuple(
+                (*step, rest, low)
+                for step, (rest, low) in zip(steps, reversed(runs), strict=True)
+            ),
+            len(line_slots),
+            len(state_slots),
+            tuple(decoders),
+        )
         found = _PREPARED[key] = (tuple(profiles), plan)
     return found[1]
 
