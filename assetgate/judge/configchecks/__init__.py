@@ -383,12 +383,24 @@ def _generate(
         _FIELD.sub(field, registered.guard) if registered.guard else "True"
         for registered, _spec in steps
     ]
+    # a guard that heads two runs (two forms of one check, such as each patch
+    # range's subjects loop on a line) is tested once, its value kept
+    heads = [g for i, g in enumerate(guards) if i == 0 or g != guards[i - 1]]
+    repeated = {g for g in heads if heads.count(g) > 1}
+    kept: dict[str, str] = {}
     source = ["def _checks(c):", "    out = None"]
     for index, (registered, spec) in enumerate(steps):
         namespace[f"_f{index}"] = registered.function
         namespace[f"_s{index}"] = spec
         if index == 0 or guards[index] != guards[index - 1]:  # one test for a run
-            source.append(f"    if {guards[index]}:")
+            guard = guards[index]
+            if guard in kept:
+                source.append(f"    if {kept[guard]}:")
+            elif guard in repeated and guard != "True":
+                kept[guard] = f"_g{index}"
+                source.append(f"    if (_g{index} := ({guard})):")
+            else:
+                source.append(f"    if {guard}:")
         source.append(f"        values = _f{index}(c, _ctx, _s{index})")
         source.append("        if values is not None:")
         if collect:
