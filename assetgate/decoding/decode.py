@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
     from assetgate.catalogue.levels import EnumSpec, ReleaseLine
 
-__all__ = ["Context", "Decoded", "decode", "decoder", "fast_path"]
+__all__ = ["Context", "Decoded", "decode", "decoder", "fast_path", "reproduces"]
 
 Context = Literal["request", "stored"]
 
@@ -141,6 +141,45 @@ def _bind(
         return _Exact(line, go_json=go_json).run(raw, struct, context=context)
 
     return run
+
+
+def reproduces(older: ReleaseLine, newer: ReleaseLine, struct: str) -> bool:
+    """Whether ``newer`` decodes each document that ``older`` decodes cleanly alike.
+
+    Clean: no error and no unknown key. That holds when the structs reachable from
+    ``struct`` are the same on both lines and each enum they use keeps its zero value
+    and matching rule on ``newer`` and only gains values there: a document every key
+    and value of which ``older`` knows means the same to ``newer``. (Not the other way
+    round: a value only ``newer`` knows is an error to ``older``.)
+    """
+    structs: list[str] = [struct]
+    enums: set[str] = set()
+    seen: set[str] = set()
+    while structs:
+        name = structs.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        spec = older.structs.get(name)
+        if spec is None or spec != newer.structs.get(name):
+            return False
+        structs.extend(spec.embeds)
+        for field in spec.fields:
+            base = field.type.removeprefix("[]").removeprefix("*")
+            if base.startswith("enum:"):
+                enums.add(base.removeprefix("enum:"))
+            elif base in older.structs:
+                structs.append(base)
+    for name in enums:
+        old, new = older.enums[name], newer.enums.get(name)
+        if (
+            new is None
+            or new.match != old.match
+            or new.values[:1] != old.values[:1]
+            or not set(old.values) <= set(new.values)
+        ):
+            return False
+    return True
 
 
 _LENIENT: dict[tuple[str, str], msgspec.json.Decoder[Any]] = derived.cache(

@@ -23,7 +23,7 @@ import msgspec
 from assetgate.catalogue import derived
 from assetgate.catalogue.compile import features_for
 from assetgate.catalogue.model import CONFIG_STRUCT
-from assetgate.decoding.decode import Decoded, decode, decoder, fast_path
+from assetgate.decoding.decode import Decoded, decode, decoder, fast_path, reproduces
 from assetgate.decoding.goscan import go_atoi, go_quote
 from assetgate.inventory.read import RecordError
 from assetgate.judge.configchecks import (
@@ -348,8 +348,23 @@ def judge_many(  # noqa: PLR0915 - one hot loop: a call per release would cost
             continue
         decoded = decoded_of[line]
         if decoded is None:
-            decoded = decoded_of[line] = plan.decoders[line](asset.config)
-            plain_of[line], unstamped_of[line] = _stamp_of(decoded)
+            earlier = plan.earlier[line]
+            prior = None if earlier < 0 else decoded_of[earlier]
+            if (
+                prior is not None
+                and prior.config is not None
+                and prior.strict_error is None  # no unknown key, no bad value
+                and prior.lenient_error is None
+            ):
+                # the line before decodes it cleanly, and this one would alike
+                decoded = decoded_of[line] = prior
+                plain_of[line], unstamped_of[line] = (
+                    plain_of[earlier],
+                    unstamped_of[earlier],
+                )
+            else:
+                decoded = decoded_of[line] = plan.decoders[line](asset.config)
+                plain_of[line], unstamped_of[line] = _stamp_of(decoded)
         loaded = loaded_of[state]
         if loaded is None:
             needs = plain_of[line]
@@ -443,7 +458,9 @@ class _Plan(NamedTuple):
     it does, whether it does so when no check of the line fails or notes anything
     (the same slots and stamping rule), whether it has the same line slot and
     stamping rule, and how many of the profiles after it do in a row, with the
-    lowest API level among those. Per line slot: its bound decode of a stored config.
+    lowest API level among those. Per line slot: its bound decode of a stored config,
+    and the slot before it when that slot's clean decodes are this one's too (else
+    -1; :func:`~assetgate.decoding.decode.reproduces`).
     """
 
     steps: tuple[
@@ -453,6 +470,7 @@ class _Plan(NamedTuple):
     lines: int
     states: int
     decoders: tuple[Callable[[bytes | str], Decoded], ...]
+    earlier: tuple[int, ...]
 
 
 _PREPARED: dict[
@@ -476,6 +494,8 @@ def _prepared(profiles: Sequence[ServerProfile], kind: str, mode: Mode) -> _Plan
         line_slots: dict[tuple[object, ...], int] = {}
         state_slots: dict[tuple[str, str, str, int | None], int] = {}
         decoders: list[Callable[[bytes | str], Decoded]] = []
+        earlier: list[int] = []
+        lines_of: list[ServerProfile] = []  # per line slot: its first profile
         steps: list[tuple[ServerProfile, int, int, LineChecks, int, bool, bool, bool]]
         steps = []
         before: tuple[object, ...] = ()
@@ -489,6 +509,15 @@ def _prepared(profiles: Sequence[ServerProfile], kind: str, mode: Mode) -> _Plan
                 len(line_slots),
             )
             if line == len(decoders):
+                before_line = lines_of[-1] if lines_of else None
+                earlier.append(
+                    line - 1
+                    if before_line is not None
+                    and before_line.switches.go_json == switches.go_json
+                    and reproduces(before_line.line, profile.line, CONFIG_STRUCT[kind])
+                    else -1
+                )
+                lines_of.append(profile)
                 decoders.append(
                     decoder(
                         profile.line,
@@ -540,6 +569,7 @@ def _prepared(profiles: Sequence[ServerProfile], kind: str, mode: Mode) -> _Plan
             len(line_slots),
             len(state_slots),
             tuple(decoders),
+            tuple(earlier),
         )
         found = _PREPARED[key] = (tuple(profiles), plan)
     return found[1]

@@ -5,11 +5,18 @@ Expected texts come from real servers (/tmp/facts/probe.md, reference section 2.
 
 from __future__ import annotations
 
+import itertools
+import json
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 import pytest
 
 from assetgate import Decoded, decode
+from assetgate.catalogue.model import CONFIG_STRUCT
+from assetgate.decoding.decode import reproduces
+from benchmarks.gen_inventory import generate
+from tests.conftest import FIXTURES
 
 if TYPE_CHECKING:
     from assetgate.catalogue.levels import Catalogue, ReleaseLine
@@ -788,3 +795,73 @@ def test_unknown_and_dropped_fields_are_listed_up_to_a_bound() -> None:
     assert decoded.unknown_fields[-1] == "... 2,500 more"
     assert decoded.dropped_fields[-1] == f"... {extra // 2 - MAX_LISTED:,} more"
     assert decoded.strict_error == 'json: unknown field "u0"'
+
+
+# --- lines that decode alike (reproduces) ----------------------------------------------
+
+
+def _configs(kind: str) -> list[bytes]:
+    """The configs of ``kind`` in a generated fleet and the fixture inventories."""
+    lines = [*generate(2000, seed=11, bad_fraction=0.0)]
+    for path in sorted((FIXTURES / "inventories").glob("*.jsonl")):
+        lines.extend(path.read_bytes().splitlines())
+    out: list[bytes] = []
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and record.get("kind") == kind:
+            out.append(json.dumps(record.get("config")).encode())
+    return out
+
+
+@pytest.mark.parametrize("kind", ["stream", "consumer"])
+def test_a_line_that_reproduces_another_decodes_its_clean_configs_alike(
+    catalogue: Catalogue, kind: str
+) -> None:
+    """Where reproduces() holds, each config the older line decodes cleanly decodes alike on the newer."""
+    struct = CONFIG_STRUCT[kind]
+    pairs = [
+        (older, newer)
+        for older, newer in itertools.pairwise(catalogue.lines)
+        if reproduces(older, newer, struct)
+    ]
+    compared = 0
+    for config in _configs(kind):
+        for older, newer in pairs:
+            before = decode(config, older, struct, context="stored")
+            if before.config is None or before.strict_error is not None:
+                continue
+            after = decode(config, newer, struct, context="stored")
+            assert msgspec.to_builtins(after) == msgspec.to_builtins(before)
+            compared += 1
+    assert compared > 100
+
+
+def test_reproduces_refuses_a_changed_zero_value_an_added_field_or_a_lost_value(
+    catalogue: Catalogue,
+) -> None:
+    """An enum whose zero changes, a field added, or a value dropped: not alike."""
+    line = catalogue.release_line("2.12")
+    enum = line.enums["ack_policy"]
+    moved = msgspec.structs.replace(enum, values=(*enum.values[1:], enum.values[0]))
+    fewer = msgspec.structs.replace(enum, values=enum.values[:-1])
+    spec = line.structs["ConsumerConfig"]
+    extra = msgspec.structs.replace(spec, fields=(*spec.fields, spec.fields[0]))
+    changed = [
+        msgspec.structs.replace(line, enums={**line.enums, "ack_policy": moved}),
+        msgspec.structs.replace(
+            line, structs={**line.structs, "ConsumerConfig": extra}
+        ),
+    ]
+    shrunk = msgspec.structs.replace(line, enums={**line.enums, "ack_policy": fewer})
+    assert reproduces(line, line, "ConsumerConfig")
+    assert [reproduces(line, other, "ConsumerConfig") for other in changed] == [
+        False,
+        False,
+    ]
+    assert (
+        reproduces(line, shrunk, "ConsumerConfig"),
+        reproduces(shrunk, line, "ConsumerConfig"),
+    ) == (False, True)
