@@ -38,7 +38,7 @@ from assetgate.run.matrix_model import (
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from assetgate.catalogue.levels import Catalogue
+    from assetgate.catalogue.levels import Catalogue, ServerProfile
     from assetgate.judge.outcomes import ClusterOutcome
     from assetgate.run.multi import Release
 
@@ -93,8 +93,10 @@ class Builder:
         self.lossy: defaultdict[tuple[str, str], set[str]] = defaultdict(set)
         self.down: dict[str, set[str]] = {}
         self.clusters: set[str] = set()
-        # per release and cluster: (asset, state, reason) of what is not online
-        self.not_online: dict[str, dict[str, list[tuple[str, str, str | None]]]] = {}
+        # per release: the verdicts listed, and the (cluster, state) pairs of those
+        # not online on their own (what pins a floor)
+        self.shown: dict[str, tuple[Verdict, ...]] = {}
+        self.lost: dict[str, frozenset[tuple[str, str]]] = {}
         self.outcomes: dict[str, dict[str, ClusterOutcome]] = {}
         self.first: Report | None = None
         self.accepted: dict[tuple[str, str], set[str]] = {}
@@ -111,41 +113,10 @@ class Builder:
         outcomes = {c.cluster: c for c in report.clusters}
         self.outcomes[release] = outcomes
         self.clusters.update(counts)
-        lost: defaultdict[str, list[tuple[str, str, str | None]]] = defaultdict(list)
-        stopped = _stopping_consumers(report.assets)
         down = {name for name, c in outcomes.items() if c.outcome != "ok"}
         if down:
             self.down[release] = down
-        for verdict in report.assets:
-            # an asset its cluster's outcome makes unavailable is counted in the row;
-            # the cluster's own finding names the cause and the fix
-            if verdict.state == "unavailable" and verdict.drift is None:
-                continue
-            ident = asset_id(verdict)
-            occurrence = verdict.source
-            if verdict.state not in {"online", "unavailable"}:
-                self.lossy[(ident, occurrence)].add(release)
-                lost[verdict.cluster].append((ident, verdict.state, verdict.reason))
-                stream_key = (verdict.cluster, verdict.account, verdict.stream)
-                stopped_by = (
-                    stopped.get(stream_key) if verdict.kind == "stream" else None
-                )
-                code = finding_code(verdict, profile, stopped=stopped_by is not None)
-                group = self._group(
-                    (ident, occurrence, verdict.state, verdict.reason, verdict.check),
-                    code,
-                    verdict,
-                )
-                group.releases.append(release)
-                if stopped_by is not None:
-                    group.stopped_by = stopped_by
-            if verdict.drift is not None:
-                group = self._group(
-                    (ident, occurrence, verdict.drift, None, None),
-                    cluster_code(verdict.drift),
-                    verdict,
-                )
-                group.releases.append(release)
+        self._take_verdicts(release, report.assets, profile)
         for outcome in report.clusters:
             self.clusters.add(outcome.cluster)
             if outcome.outcome == "ok":
@@ -180,7 +151,6 @@ class Builder:
                 (acceptance.rule, acceptance.asset), set()
             )
             matched.update(acceptance.matched)
-        self.not_online[release] = dict(lost)
         cells = [
             MatrixCell(
                 cluster=cluster,
@@ -197,6 +167,53 @@ class Builder:
             overlaps=len(report.overlaps),
             failing=failing,
         )
+
+    def _take_verdicts(
+        self, release: str, verdicts: Sequence[Verdict], profile: ServerProfile
+    ) -> None:
+        """Take in the verdicts ``release`` lists: each one's findings, made if new."""
+        self.shown[release] = tuple(verdicts)
+        stopped = _stopping_consumers(verdicts)
+        groups = self.groups
+        lost: set[tuple[str, str]] = set()
+        for verdict in verdicts:
+            # an asset its cluster's outcome makes unavailable is counted in the row;
+            # the cluster's own finding names the cause and the fix
+            if verdict.state == "unavailable" and verdict.drift is None:
+                continue
+            ident = asset_id(verdict)
+            occurrence = verdict.source
+            if _is_lost_alone(verdict):
+                self.lossy[(ident, occurrence)].add(release)
+                lost.add((verdict.cluster, verdict.state))
+                stopped_by = (
+                    stopped.get((verdict.cluster, verdict.account, verdict.stream))
+                    if stopped and verdict.kind == "stream"
+                    else None
+                )
+                key: FindingKey = (
+                    ident,
+                    occurrence,
+                    verdict.state,
+                    verdict.reason,
+                    verdict.check,
+                )
+                group = groups.get(key)
+                if group is None:
+                    code = finding_code(
+                        verdict, profile, stopped=stopped_by is not None
+                    )
+                    group = self._group(key, code, verdict)
+                group.releases.append(release)
+                if stopped_by is not None:
+                    group.stopped_by = stopped_by
+            if verdict.drift is not None:
+                key = (ident, occurrence, verdict.drift, None, None)
+                group = groups.get(key)
+                if group is None:
+                    group = self._group(key, cluster_code(verdict.drift), verdict)
+                group.releases.append(release)
+        self.lost[release] = frozenset(lost)
 
     def _group(
         self,
@@ -270,32 +287,67 @@ class Builder:
                 last = self.cap
         return last
 
-    def _lossy(
+    def _lost_clusters(
         self, release: str, cluster: str | None, states: frozenset[str]
+    ) -> list[str]:
+        """The clusters (``cluster`` or all) with an asset in ``states`` on its own."""
+        return sorted(
+            {
+                name
+                for name, state in self.lost[release]
+                if state in states and (cluster is None or name == cluster)
+            }
+        )
+
+    def _down_outcomes(self, release: str, cluster: str | None) -> list[ClusterOutcome]:
+        """The outcomes that take ``cluster`` (or any cluster) down on ``release``."""
+        return [
+            outcome
+            for name, outcome in sorted(self.outcomes[release].items())
+            if outcome.outcome != "ok" and (cluster is None or name == cluster)
+        ]
+
+    def _is_free(
+        self, release: str, cluster: str | None, states: frozenset[str]
+    ) -> bool:
+        """Whether ``release`` is free of ``states`` (for one cluster or all)."""
+        return not self._lost_clusters(
+            release, cluster, states
+        ) and not self._down_outcomes(release, cluster)
+
+    def _pins(
+        self, release: str, cluster: str | None, states: frozenset[str], floor: str
     ) -> list[Pin]:
         """What keeps ``release`` from being free of ``states`` (for one cluster or all)."""
-        pins: list[Pin] = []
-        lost = self.not_online[release]
-        for name in sorted(lost) if cluster is None else [cluster]:
-            # an unavailable asset is pinned by what takes its cluster down (below)
-            pins.extend(
-                Pin(asset=ident, floor="", release=release, state=state, reason=reason)
-                for ident, state, reason in lost.get(name, ())
-                if state in states
-            )
-        for name, outcome in sorted(self.outcomes[release].items()):
-            if outcome.outcome != "ok" and (cluster is None or name == cluster):
-                pins.extend(
+        # an unavailable asset is pinned by what takes its cluster down (below)
+        per_cluster: dict[str, list[Pin]] = {
+            name: [] for name in self._lost_clusters(release, cluster, states)
+        }
+        for verdict in self.shown[release]:
+            pins = per_cluster.get(verdict.cluster)
+            if pins is not None and verdict.state in states and _is_lost_alone(verdict):
+                pins.append(
                     Pin(
-                        asset=ident,
-                        floor="",
+                        asset=asset_id(verdict),
+                        floor=floor,
                         release=release,
-                        state=outcome.outcome,
-                        reason=outcome.reason,
+                        state=verdict.state,
+                        reason=verdict.reason,
                     )
-                    for ident in outcome.assets or (name,)
                 )
-        return pins
+        out = [pin for pins in per_cluster.values() for pin in pins]
+        for outcome in self._down_outcomes(release, cluster):
+            out.extend(
+                Pin(
+                    asset=ident,
+                    floor=floor,
+                    release=release,
+                    state=outcome.outcome,
+                    reason=outcome.reason,
+                )
+                for ident in outcome.assets or (outcome.cluster,)
+            )
+        return out
 
     def _floor(self, cluster: str | None) -> Floor:
         lossless, lossless_pins = self._lowest(cluster, NOT_LOSSLESS, "lossless")
@@ -313,12 +365,11 @@ class Builder:
     ) -> tuple[str | None, list[Pin]]:
         """The lowest release free of ``states``, and what pins it there."""
         for index, release in enumerate(self.rows):
-            if not self._lossy(release, cluster, states):
+            if self._is_free(release, cluster, states):
                 below = self.rows[index - 1] if index else None
-                pins = [] if below is None else self._lossy(below, cluster, states)
-                return release, [msgspec.structs.replace(p, floor=name) for p in pins]
-        newest = self._lossy(self.rows[-1], cluster, states)
-        return None, [msgspec.structs.replace(p, floor=name) for p in newest]
+                pins = [] if below is None else self._pins(below, cluster, states, name)
+                return release, pins
+        return None, self._pins(self.rows[-1], cluster, states, name)
 
     def _findings(self) -> list[MatrixFinding]:
         out: list[MatrixFinding] = []
@@ -378,21 +429,21 @@ class Builder:
         return above, below
 
 
+def _is_lost_alone(verdict: Verdict) -> bool:
+    """Whether the asset is not online on its own (not by its cluster's outcome)."""
+    return verdict.state not in {"online", "unavailable"}
+
+
 def _stopping_consumers(verdicts: Sequence[Verdict]) -> dict[tuple[str, str, str], str]:
     """Per offline stream, the first offline consumer in name order (it stops it)."""
+    offline = [v for v in verdicts if v.state == "offline"]
     offline_streams = {
-        (v.cluster, v.account, v.stream)
-        for v in verdicts
-        if v.kind == "stream" and v.state == "offline"
+        (v.cluster, v.account, v.stream) for v in offline if v.kind == "stream"
     }
     first: dict[tuple[str, str, str], str] = {}
-    for verdict in verdicts:
+    for verdict in offline:
         key = (verdict.cluster, verdict.account, verdict.stream)
-        if (
-            verdict.kind == "consumer"
-            and verdict.state == "offline"
-            and key in offline_streams
-        ):
+        if verdict.kind == "consumer" and key in offline_streams:
             held = first.get(key)
             if held is None or verdict.name < held:
                 first[key] = verdict.name
