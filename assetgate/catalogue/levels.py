@@ -511,6 +511,9 @@ class Catalogue(msgspec.Struct, frozen=True, kw_only=True):
         cluster outcome. Every patch release behaves like the newest of these at or
         below it.
         """
+        found = _RELEASES.get(self.digest)
+        if found is not None:
+            return found
         named: set[str] = set()
         for line in self.lines:
             prefix = line.line + "."
@@ -519,7 +522,8 @@ class Catalogue(msgspec.Struct, frozen=True, kw_only=True):
             named.update(
                 o.since for o in line.cluster_outcomes if o.since.startswith(prefix)
             )
-        return tuple(sorted(named, key=Version))
+        found = _RELEASES[self.digest] = tuple(sorted(named, key=Version))
+        return found
 
     def _newest_named(self, name: str) -> str | None:
         """The newest patch release of line ``name`` that the catalogue names."""
@@ -557,6 +561,9 @@ class Catalogue(msgspec.Struct, frozen=True, kw_only=True):
         raise UnknownServerVersion(msg)
 
 
+_RELEASES: dict[str, tuple[str, ...]] = derived.cache(
+    "levels.releases", keyed_by="catalogue digest"
+)
 _PROFILES: dict[tuple[str, str], ServerProfile] = derived.cache(
     "levels.profiles", keyed_by="(catalogue digest, version)"
 )

@@ -26,6 +26,7 @@ def test_every_cache_is_registered_with_its_key() -> None:
         "decoding.lenient",
         "gate.plans",
         "levels.profiles",
+        "levels.releases",
         "model.types",
         "requests.infos",
     }
