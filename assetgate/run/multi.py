@@ -99,7 +99,7 @@ def judge_releases(
     the matrix, which folds the others into the cluster's finding. Without effect
     when ``rules`` accept something (an acceptance may name any of them).
     """
-    judged = _Judged(cat, light=light and not rules)
+    judged = _Judged(cat, light=light and not rules, releases=len(profiles))
     phase = f"reading and judging against {len(profiles)} releases"
     for record in counted(iter_records(items), progress, phase):
         judged.add(record, profiles, mode, cat)
@@ -118,7 +118,8 @@ def judge_releases(
 class _Judged:
     """Every asset judged against every release; the records accounted for."""
 
-    def __init__(self, cat: Catalogue, *, light: bool) -> None:
+    def __init__(self, cat: Catalogue, *, light: bool, releases: int) -> None:
+        self.releases = releases
         self.book = Collector({}, "single", cat)
         self.streams: dict[StreamKey, list[Judged]] = {}
         self.duplicates: list[list[Judged]] = []
@@ -126,6 +127,7 @@ class _Judged:
         # per stream key: where its stream's or a consumer's judgement changes (a bit
         # per release, as judge_many answers)
         self.changes: dict[StreamKey, int] = {}
+        self.stream_changes: dict[StreamKey, int] = {}  # the stream's own
         self.tally = _Tally(light=light)
         self._overlaps: dict[
             tuple[tuple[str, str], tuple[tuple[str, tuple[str, ...]], ...]],
@@ -151,6 +153,7 @@ class _Judged:
                 self.duplicates.append(per)
                 return  # not in the key's entry: a duplicate is looked at on its own
             self.streams[key] = per
+            self.stream_changes[key] = changed
         else:
             self.consumers[key].append(per)
         self.changes[key] = self.changes.get(key, 0) | changed
@@ -164,7 +167,8 @@ class _Judged:
     @functools.cached_property
     def stream_keys(self) -> list[StreamKey]:
         """The streams' keys, sorted."""
-        return sorted(self.streams)
+        streams = self.streams
+        return [key for key in self.keys if key in streams]
 
     @functools.cached_property
     def keys_by_account(self) -> dict[tuple[str, str], list[StreamKey]]:
@@ -241,12 +245,19 @@ class _Judged:
         """
         # what decides a stream listed twice is its last record (as kept_by_account)
         last = {_stream_key(row): row for row in self.duplicates}
+        everywhere = [True] * self.releases
         out: dict[AccountKey, list[Found] | None] = {}
         for account, keys in self.keys_by_account.items():
             union: Kept = []
             keeps: dict[str, list[bool]] = {}
             for key in keys:
                 row = self.streams[key]
+                if key not in last and self.stream_changes[key] == 1:
+                    # judged alike on every release: kept on all or on none
+                    if row[0].verdict.state in KEEP_SUBJECTS:
+                        union.append((key[2], row[0].subjects))
+                        keeps[key[2]] = everywhere
+                    continue
                 kept = [j.verdict.state in KEEP_SUBJECTS for j in last.get(key, row)]
                 if True not in kept:
                     continue

@@ -452,12 +452,15 @@ def test_overlaps_where_a_streams_subjects_differ_between_releases(
 
     cat = _cat()
     profiles = [cat.server(r) for r in select_releases("all", cat)]
-    judged = _Judged(cat, light=True)
+    judged = _Judged(cat, light=True, releases=len(profiles))
     for record in iter_records([_overlapping(tmp_path)]):
         judged.add(record, profiles, "single", cat)
     moved = judged.streams["", "$G", "C_CNT"]
     half = len(moved) // 2
     moved[half:] = [msgspec.structs.replace(j, subjects=("b.c",)) for j in moved[half:]]
+    # as judge_many would say it: the row changes at the half
+    judged.stream_changes["", "$G", "C_CNT"] |= 1 << half
+    judged.changes["", "$G", "C_CNT"] |= 1 << half
     assert judged.collisions["", "$G"] is None
     assert judged.collisions["", "OTHER"] is not None
     for index in range(len(profiles)):
