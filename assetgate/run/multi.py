@@ -128,6 +128,8 @@ class _Judged:
         # per release, as judge_many answers)
         self.changes: dict[StreamKey, int] = {}
         self.stream_changes: dict[StreamKey, int] = {}  # the stream's own
+        # the consumers judged differently on some release, or offline on the first
+        self.unsteady: list[tuple[StreamKey, list[Judged]]] = []
         self.tally = _Tally(light=light)
         self._overlaps: dict[
             tuple[tuple[str, str], tuple[tuple[str, tuple[str, ...]], ...]],
@@ -156,6 +158,8 @@ class _Judged:
             self.stream_changes[key] = changed
         else:
             self.consumers[key].append(per)
+            if changed != 1 or per[0].verdict.state == "offline":
+                self.unsteady.append((key, per))  # may be offline somewhere
         self.changes[key] = self.changes.get(key, 0) | changed
 
     @functools.cached_property
@@ -194,31 +198,22 @@ class _Judged:
         """Per release: the positions in :attr:`layout` whose judgements change on it."""
         out: defaultdict[int, list[int]] = defaultdict(list)
         for position, entry in enumerate(self.layout):
-            changes = entry.changes
-            while changes:
-                lowest = changes & -changes
-                out[lowest.bit_length() - 1].append(position)
-                changes ^= lowest
+            for index in _set_bits(entry.changes):
+                out[index].append(position)
         return out
-
-    @functools.cached_property
-    def members(self) -> list[tuple[int, list[Judged]]]:
-        """Every consumer's judgements, with its stream key's position in :attr:`layout`."""
-        return [
-            (position, row)
-            for position, entry in enumerate(self.layout)
-            for row in entry.members
-        ]
 
     def stopping(self, index: int) -> set[int]:
         """The positions in :attr:`layout` with a consumer offline on release ``index``.
 
         Only there does settling word something with the release's offline wording
-        (the stream it stops), so a change of wording changes nothing else.
+        (the stream it stops), so a change of wording changes nothing else. A
+        consumer judged alike on every release and not offline on the first is not
+        offline on any.
         """
+        position_of = self.position_of
         return {
-            position
-            for position, row in self.members
+            position_of[key]
+            for key, row in self.unsteady
             if row[index].verdict.state == "offline"
         }
 
@@ -252,16 +247,31 @@ class _Judged:
             keeps: dict[str, list[bool]] = {}
             for key in keys:
                 row = self.streams[key]
-                if key not in last and self.stream_changes[key] == 1:
-                    # judged alike on every release: kept on all or on none
-                    if row[0].verdict.state in KEEP_SUBJECTS:
-                        union.append((key[2], row[0].subjects))
-                        keeps[key[2]] = everywhere
-                    continue
-                kept = [j.verdict.state in KEEP_SUBJECTS for j in last.get(key, row)]
+                if key in last:
+                    kept = [j.verdict.state in KEEP_SUBJECTS for j in last[key]]
+                    found = itertools.compress(row, kept)
+                else:  # a test per run of one judgement (_set_bits of its changes)
+                    starts = _set_bits(self.stream_changes[key])
+                    firsts = [row[start] for start in starts]
+                    flags = [j.verdict.state in KEEP_SUBJECTS for j in firsts]
+                    if False not in flags:
+                        kept = everywhere
+                    else:
+                        kept = list(
+                            itertools.chain.from_iterable(
+                                itertools.repeat(flag, end - start)
+                                for flag, start, end in zip(
+                                    flags,
+                                    starts,
+                                    [*starts[1:], self.releases],
+                                    strict=True,
+                                )
+                            )
+                        )
+                    found = itertools.compress(firsts, flags)
                 if True not in kept:
                     continue
-                subjects = {j.subjects for j in itertools.compress(row, kept)}
+                subjects = {j.subjects for j in found}
                 if len(subjects) > 1:
                     break
                 union.append((key[2], subjects.pop()))
@@ -303,6 +313,16 @@ class _Judged:
     def digest(self) -> str:
         """The inventory's digest (order-independent)."""
         return inventory_digest(self.book.hashes)
+
+
+def _set_bits(mask: int) -> list[int]:
+    """The positions of the bits set in ``mask``, lowest first."""
+    out: list[int] = []
+    while mask:
+        lowest = mask & -mask
+        out.append(lowest.bit_length() - 1)
+        mask ^= lowest
+    return out
 
 
 class _Entry(NamedTuple):
