@@ -56,6 +56,7 @@ __all__ = [
     "State",
     "Verdict",
     "asset_id",
+    "bind_many",
     "classify_stream",
     "decode_stored",
     "judge",
@@ -288,13 +289,35 @@ def _lean(
     return lean
 
 
-def judge_many(  # noqa: PLR0915 - one hot loop: a call per release would cost
+def judge_many(
     asset: Asset,
     profiles: Sequence[ServerProfile],
     mode: Mode,
     catalogue: Catalogue,
 ) -> tuple[list[Judged], int]:
     """:func:`judge` against each of ``profiles``, sharing what releases share.
+
+    See :func:`bind_many`, which judges many assets against the same profiles.
+    """
+    return _judge_many(asset, _prepared(profiles, asset.kind, mode), mode, catalogue)
+
+
+def bind_many(
+    profiles: Sequence[ServerProfile], mode: Mode, catalogue: Catalogue
+) -> Callable[[Asset], tuple[list[Judged], int]]:
+    """:func:`judge_many` against ``profiles``, its plans bound once for every asset."""
+    plans = {kind: _prepared(profiles, kind, mode) for kind in CONFIG_STRUCT}
+
+    def judge_one(asset: Asset) -> tuple[list[Judged], int]:
+        return _judge_many(asset, plans[asset.kind], mode, catalogue)
+
+    return judge_one
+
+
+def _judge_many(  # noqa: PLR0915 - one hot loop: a call per release would cost
+    asset: Asset, plan: _Plan, mode: Mode, catalogue: Catalogue
+) -> tuple[list[Judged], int]:
+    """:func:`judge_many` on a plan of the profiles.
 
     The decode is made once per release line, the config checks once per line
     (:class:`~assetgate.judge.configchecks.LineChecks`), the state before the checks once
@@ -306,7 +329,6 @@ def judge_many(  # noqa: PLR0915 - one hot loop: a call per release would cost
     Returns the judgements, one per profile, and where they change: bit ``i`` is set
     when judgement ``i`` is not the object before it (bit 0 always).
     """
-    plan = _prepared(profiles, asset.kind, mode)
     decoded_of: list[Decoded | None] = [None] * plan.lines
     # per line: the API level from which a plain config loads online, or None
     plain_of: list[int | None] = [None] * plan.lines

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import msgspec
 
 from assetgate.inventory.read import Asset
-from assetgate.judge.gate import STATES, Judged, judge_many, settle
+from assetgate.judge.gate import STATES, Judged, bind_many, settle
 from assetgate.judge.outcomes import judge_clusters, mark_unavailable
 from assetgate.judge.rules import failing_set, rules_failing
 from assetgate.judge.subjects import KEEP_SUBJECTS, find_overlaps
@@ -52,7 +52,7 @@ from assetgate.run.collect import (
 
 if TYPE_CHECKING:
     import os
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
 
     from assetgate.catalogue.levels import Catalogue, ServerProfile
     from assetgate.inventory.read import Ignored, RecordError
@@ -101,8 +101,9 @@ def judge_releases(
     """
     judged = _Judged(cat, light=light and not rules, releases=len(profiles))
     phase = f"reading and judging against {len(profiles)} releases"
+    judge = bind_many(profiles, mode, cat)
     for record in counted(iter_records(items), progress, phase):
-        judged.add(record, profiles, mode, cat)
+        judged.add(record, judge)
     settled: _Settled | None = None
     for index, profile in enumerate(profiles):
         if progress is not None:
@@ -139,16 +140,15 @@ class _Judged:
     def add(
         self,
         record: Asset | RecordError | Ignored,
-        profiles: Sequence[ServerProfile],
-        mode: Mode,
-        cat: Catalogue,
+        judge: Callable[[Asset], tuple[list[Judged], int]],
     ) -> None:
+        """Account for ``record``; an asset is judged by ``judge`` (``bind_many``)."""
         if not isinstance(record, Asset):
             self.book.add(record)
             return
         self.book.records += 1
         self.book.hashes.append(asset_hash(record))
-        per, changed = judge_many(record, profiles, mode, cat)  # one object per answer
+        per, changed = judge(record)  # one object per answer
         key = (record.cluster, record.account, record.stream)
         if record.kind == "stream":
             if key in self.streams:

@@ -445,6 +445,7 @@ def test_overlaps_where_a_streams_subjects_differ_between_releases(
     """An account whose stream's subjects differ by release gets each release's own overlaps."""
     import msgspec
 
+    from assetgate.judge.gate import bind_many
     from assetgate.judge.subjects import find_overlaps
     from assetgate.run.check import iter_records
     from assetgate.run.collect import kept_by_account
@@ -453,8 +454,9 @@ def test_overlaps_where_a_streams_subjects_differ_between_releases(
     cat = _cat()
     profiles = [cat.server(r) for r in select_releases("all", cat)]
     judged = _Judged(cat, light=True, releases=len(profiles))
+    judge = bind_many(profiles, "single", cat)
     for record in iter_records([_overlapping(tmp_path)]):
-        judged.add(record, profiles, "single", cat)
+        judged.add(record, judge)
     moved = judged.streams["", "$G", "C_CNT"]
     half = len(moved) // 2
     moved[half:] = [msgspec.structs.replace(j, subjects=("b.c",)) for j in moved[half:]]
