@@ -3,6 +3,10 @@
 :class:`Builder` takes in what each release does (:class:`~assetgate.run.multi.Release`)
 and builds the rows, the floors per cluster and for the inventory, and the findings
 with the releases they apply to, their codes and their fixes (:mod:`assetgate.judge.fixes`).
+
+Size: over the ~400-line guide because one intake: the rows, the floors and the
+findings are read off the same per-release pass, and splitting them would walk each
+release's verdicts once per part.
 """
 
 from __future__ import annotations
