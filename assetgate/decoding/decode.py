@@ -44,7 +44,15 @@ if TYPE_CHECKING:
 
     from assetgate.catalogue.levels import EnumSpec, ReleaseLine
 
-__all__ = ["Context", "Decoded", "decode", "decoder", "fast_path", "reproduces"]
+__all__ = [
+    "Context",
+    "Decoded",
+    "decode",
+    "decode_signature",
+    "decoder",
+    "fast_path",
+    "reproduces",
+]
 
 Context = Literal["request", "stored"]
 
@@ -143,6 +151,38 @@ def _bind(
     return run
 
 
+def _closure(line: ReleaseLine, struct: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What decoding ``struct`` on ``line`` depends on: the structs it reaches, the enums.
+
+    Both by name, with their specs.
+    """
+    structs: dict[str, Any] = {}
+    enums: dict[str, Any] = {}
+    todo = [struct]
+    while todo:
+        name = todo.pop()
+        if name in structs:
+            continue
+        spec = structs[name] = line.structs[name]
+        todo.extend(spec.embeds)
+        for field in spec.fields:
+            base = field.type.removeprefix("[]").removeprefix("*")
+            if base.startswith("enum:"):
+                enums[base] = line.enums[base.removeprefix("enum:")]
+            elif base in line.structs:
+                todo.append(base)
+    return structs, enums
+
+
+def decode_signature(line: ReleaseLine, struct: str) -> bytes:
+    """The specs decoding ``struct`` on ``line`` depends on, as bytes.
+
+    Two lines with equal signatures (and one Go version) decode every document alike.
+    """
+    structs, enums = _closure(line, struct)
+    return msgspec.json.encode((sorted(structs.items()), sorted(enums.items())))
+
+
 def reproduces(older: ReleaseLine, newer: ReleaseLine, struct: str) -> bool:
     """Whether ``newer`` decodes each document that ``older`` decodes cleanly alike.
 
@@ -152,34 +192,16 @@ def reproduces(older: ReleaseLine, newer: ReleaseLine, struct: str) -> bool:
     and value of which ``older`` knows means the same to ``newer``. (Not the other way
     round: a value only ``newer`` knows is an error to ``older``.)
     """
-    structs: list[str] = [struct]
-    enums: set[str] = set()
-    seen: set[str] = set()
-    while structs:
-        name = structs.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        spec = older.structs.get(name)
-        if spec is None or spec != newer.structs.get(name):
-            return False
-        structs.extend(spec.embeds)
-        for field in spec.fields:
-            base = field.type.removeprefix("[]").removeprefix("*")
-            if base.startswith("enum:"):
-                enums.add(base.removeprefix("enum:"))
-            elif base in older.structs:
-                structs.append(base)
-    for name in enums:
-        old, new = older.enums[name], newer.enums.get(name)
-        if (
-            new is None
-            or new.match != old.match
-            or new.values[:1] != old.values[:1]
-            or not set(old.values) <= set(new.values)
-        ):
-            return False
-    return True
+    old_structs, old_enums = _closure(older, struct)
+    new_structs, new_enums = _closure(newer, struct)
+    if old_structs != new_structs or old_enums.keys() != new_enums.keys():
+        return False
+    return all(
+        new.match == old.match
+        and new.values[:1] == old.values[:1]
+        and set(old.values) <= set(new.values)
+        for old, new in ((old_enums[name], new_enums[name]) for name in old_enums)
+    )
 
 
 _LENIENT: dict[tuple[str, str], msgspec.json.Decoder[Any]] = derived.cache(
@@ -223,7 +245,7 @@ def _unknown_fields_only(
         document = msgspec.json.decode(data)
     except FAST_DECODE_FAILURES:
         return None
-    if not isinstance(document, dict) or not _post_checks_pass(config, line, struct):
+    if not isinstance(document, dict) or not _post_check(line, struct)(config):
         return None
     unknown: list[tuple[str, str]] = []
     dropped: list[str] = []
@@ -335,11 +357,6 @@ def _name_of(config: Any) -> str:
 _CHECKS: dict[tuple[str, str], Callable[[Any], bool]] = derived.cache(
     "decoding.checks", keyed_by="(line fingerprint, struct)"
 )
-
-
-def _post_checks_pass(value: Any, line: ReleaseLine, struct: str) -> bool:
-    """Whether ``value`` passes what msgspec cannot check (:func:`_post_check`)."""
-    return _post_check(line, struct)(value)
 
 
 def _post_check(line: ReleaseLine, struct: str) -> Callable[[Any], bool]:

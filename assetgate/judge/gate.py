@@ -23,7 +23,14 @@ import msgspec
 from assetgate.catalogue import derived
 from assetgate.catalogue.compile import features_for
 from assetgate.catalogue.model import CONFIG_STRUCT
-from assetgate.decoding.decode import Decoded, decode, decoder, fast_path, reproduces
+from assetgate.decoding.decode import (
+    Decoded,
+    decode,
+    decode_signature,
+    decoder,
+    fast_path,
+    reproduces,
+)
 from assetgate.decoding.goscan import go_atoi, go_quote
 from assetgate.inventory.read import RecordError
 from assetgate.judge.configchecks import (
@@ -503,9 +510,10 @@ _PREPARED: dict[
 def _prepared(profiles: Sequence[ServerProfile], kind: str, mode: Mode) -> _Plan:
     """The plan of ``profiles``, once per list of profiles.
 
-    Profiles whose release lines decode alike (the same structs, enums, JSON decoder
-    and error texts) and make the same checks share a decode and the checks' run:
-    one line, or lines that change neither (2.14 and 2.15). Profiles of one line and
+    Profiles whose release lines decode alike (the same
+    :func:`~assetgate.decoding.decode.decode_signature` and JSON decoder) and make the
+    same checks with the same replies share a decode and the checks' run: one line,
+    or lines that change neither (2.14 and 2.15). Profiles of one line and
     JSON decoder that also share the offline wording and API level share the state
     before the checks.
     """
@@ -525,9 +533,13 @@ def _prepared(profiles: Sequence[ServerProfile], kind: str, mode: Mode) -> _Plan
         for profile in profiles:
             switches = profile.switches
             checks = line_checks(profile.line, kind, mode)
-            what = (profile.line.structs, profile.line.enums, profile.line.errors)
             line = line_slots.setdefault(
-                (msgspec.json.encode(what), switches.go_json, tuple(checks.index)),
+                (
+                    decode_signature(profile.line, CONFIG_STRUCT[kind]),
+                    switches.go_json,
+                    msgspec.json.encode(profile.line.errors),  # the checks' replies
+                    tuple(checks.index),
+                ),
                 len(line_slots),
             )
             if line == len(decoders):
