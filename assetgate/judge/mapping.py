@@ -137,9 +137,10 @@ def _placeholders(
             return _BAD, [], _error(token, _NOT_ENOUGH)
         if len(args) > 2:  # noqa: PLR2004
             return _BAD, [], _error(token, _TOO_MANY)
-        if go_atoi(args[0].strip(" ")) is None or " " in args[1] or "." in args[1]:
+        index = go_atoi(args[0].strip(" "))
+        if index is None or " " in args[1] or "." in args[1]:
             return _BAD, [], _error(token, _BAD_ARG)
-        return _OTHER, [go_atoi(args[0].strip(" ")) or 0], None
+        return _OTHER, [index], None
     if generation == "2.12":
         args = _args("random", token)
         if args is not None:

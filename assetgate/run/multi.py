@@ -81,6 +81,9 @@ class Release(NamedTuple):
     failing: int
 
 
+_BATCH: Final = 4096  # records read before they are judged
+
+
 def judge_releases(
     items: Iterable[str | os.PathLike[str] | Asset | RecordError | Ignored],
     profiles: Sequence[ServerProfile],
@@ -118,9 +121,6 @@ def judge_releases(
         yield _release(
             judged, settled, profile, mode=mode, cat=cat, rules=rules, fail_on=fail_on
         )
-
-
-_BATCH: Final = 4096  # records read before they are judged
 
 
 class _Judged:
@@ -257,24 +257,13 @@ class _Judged:
                 if key in last:
                     kept = [j.verdict.state in KEEP_SUBJECTS for j in last[key]]
                     found = itertools.compress(row, kept)
-                else:  # a test per run of one judgement (_set_bits of its changes)
-                    starts = _set_bits(self.stream_changes[key])
-                    firsts = [row[start] for start in starts]
+                else:  # one test per run of one judgement (the set bits of its changes)
+                    firsts = [row[i] for i in _set_bits(self.stream_changes[key])]
                     flags = [j.verdict.state in KEEP_SUBJECTS for j in firsts]
-                    if False not in flags:
-                        kept = everywhere
+                    if False in flags:  # kept on some releases only: say which
+                        kept = [j.verdict.state in KEEP_SUBJECTS for j in row]
                     else:
-                        kept = list(
-                            itertools.chain.from_iterable(
-                                itertools.repeat(flag, end - start)
-                                for flag, start, end in zip(
-                                    flags,
-                                    starts,
-                                    [*starts[1:], self.releases],
-                                    strict=True,
-                                )
-                            )
-                        )
+                        kept = everywhere
                     found = itertools.compress(firsts, flags)
                 if True not in kept:
                     continue
