@@ -23,7 +23,8 @@ __all__ = ["ServerVersion", "parse_version"]
 _SEMVER: Final = re.compile(
     r"v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
     r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
-    r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?"
+    r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?",
+    re.ASCII,  # Go's \d is ASCII only
 )
 
 
@@ -58,7 +59,7 @@ def parse_version(text: str) -> ServerVersion:
         InvalidServerVersion: the text is not a SemVer 2.0 version.
     """
     match = _SEMVER.fullmatch(text.strip())
-    # each number as the server's versionComponents reads it (strconv.Atoi)
+    # each number as the server's versionComponents reads it (strconv.Atoi: in range)
     numbers = [] if match is None else [go_atoi(part) for part in match.groups()[:3]]
     if match is None or None in numbers:
         msg = f"invalid server version: {text!r}"

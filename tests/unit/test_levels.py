@@ -178,6 +178,7 @@ def test_unknown_version_raises(catalogue: Catalogue, version: str) -> None:
         "2.12.9223372036854775808",
         "2.12." + "9" * 5000,
         "2.1\uff12.0",
+        "2.12.0-RC.1\uff12",
     ],
     ids=[
         "word",
@@ -188,6 +189,7 @@ def test_unknown_version_raises(catalogue: Catalogue, version: str) -> None:
         "patch-past-int64",
         "patch-past-int-limit",
         "fullwidth-digit",
+        "prerelease-fullwidth-digit",
     ],
 )
 def test_invalid_version_raises(catalogue: Catalogue, version: str) -> None:
