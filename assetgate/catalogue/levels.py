@@ -54,7 +54,7 @@ HazardCondition = Literal["set", "positive", "equals", "contains", "has_null"]
 the string), or ``has_null`` (the list holds a JSON ``null``)."""
 HazardEffect = Literal["crash", "no_reply"]
 EnumMatch = Literal["raw", "lower", "string"]
-GoJson = Literal["1.23", "1.24", "1.25"]
+GoJson = Literal["1.23", "1.24", "1.27"]
 MixedNode = Literal["exits", "stale"]
 """What a node of this release does with an entry it cannot apply while another
 release leads the meta layer: ``exits`` (panics) or ``stale`` (falls behind)."""
@@ -194,8 +194,9 @@ class Switches(msgspec.Struct, frozen=True, kw_only=True):
             assets; unknown fields are dropped and levels never checked).
         required_level_header: ``Nats-Required-Api-Level`` is enforced.
         stamps_level: ``_nats.req.level`` is computed and overwritten on create/update.
-        go_json: the Go ``encoding/json`` generation the release was built with; from
-            1.24 type errors name embedded structs in the field path.
+        go_json: the Go ``encoding/json`` generation the release was built with: from
+            1.24 type errors name embedded structs in the field path; from 1.27
+            (jsonv2-backed) the first decode error wins and paths are JSON pointers.
     """
 
     api_level: int | None

@@ -627,7 +627,7 @@ def test_target_all_on_the_demo_exits_1_with_matrix_and_floors(
     out = capsys.readouterr().out
     assert code == 1
     assert out.splitlines()[0].startswith(
-        "assetgate check: 21 releases, 2.10.0 to 2.15.0+"
+        "assetgate check: 22 releases, 2.10.0 to 2.15.0+"
     )
     assert "  west: lossless 2.10.0, offline-only 2.10.0" in out
     assert "AG302 unloadable west/$G/RAFT_TAP on 2.10.28+, 2.11.2-2.15.0+" in out
