@@ -3,8 +3,9 @@
 The server decodes with Go ``encoding/json``: strictly (``DisallowUnknownFields``) and,
 where it falls back, leniently. One call here gives both answers:
 
-* ``strict_error``: the error a strict decode reports (the first problem in document
-  order, or an enum/time error, which aborts at once), or ``None``;
+* ``strict_error``: the error a strict decode reports, or ``None``: the first problem
+  in document order; before the jsonv2-backed ``encoding/json`` (Go 1.27) an enum or
+  time error (a custom ``UnmarshalJSON``) aborts at once and so beats an earlier one;
 * ``lenient_error``: the error a lenient decode reports (unknown fields ignored), or
   ``None`` when the config loads; then ``config`` holds the decoded value;
 * ``unknown_fields``: every unknown key as a path (``sources[0].consumer``), which the
@@ -528,18 +529,25 @@ _PARSER: Final = json.JSONDecoder(
 
 _NO_VALUE: Final = object()
 
+JSONV2: Final = "1.27"
+"""The first Go generation whose ``encoding/json`` runs on ``encoding/json/v2``
+(Go 1.27): no decode error aborts (the first in document order wins) and a type
+error's path is the JSON pointer of the value (keys as written, array indexes)."""
+
 
 class _Exact:
     """Walks a parsed document against the release line's structs, as Go would.
 
     One walk yields both answers: errors are saved for the strict decode (unknown
     fields included) and for the lenient one (unknown fields ignored); an enum or
-    time error aborts both, as a custom ``UnmarshalJSON`` error does in Go.
+    time error aborts both, as a custom ``UnmarshalJSON`` error does in Go, until
+    Go 1.27 (:data:`JSONV2`), where it is saved like any other.
     """
 
     def __init__(self, line: ReleaseLine, *, go_json: str) -> None:
         self.line = line
         self.go_json = go_json
+        self.v2 = go_json >= JSONV2
         self.saved_strict: str | None = None
         self.saved_lenient: str | None = None
         self.unknown: list[str] = []
@@ -602,6 +610,12 @@ class _Exact:
 
     # --- errors
 
+    def _fail(self, message: str) -> None:
+        """A custom ``UnmarshalJSON`` error: it aborts the decode before Go 1.27."""
+        if not self.v2:
+            raise _Abort(message)
+        self._save(message)
+
     def _save(self, message: str, *, unknown: bool = False) -> None:
         if self.saved_strict is None:
             self.saved_strict = message
@@ -618,9 +632,13 @@ class _Exact:
             kind = f"number {_raw_token(value)}"
         if not where.fields:
             return f"json: cannot unmarshal {kind} into Go value of type {go_type}"
-        struct = self.top if self.go_json >= "1.25" else where.struct
         field = ".".join(where.fields)
-        return f"json: cannot unmarshal {kind} into Go struct field {struct}.{field} of type {go_type}"
+        if not self.v2:
+            return f"json: cannot unmarshal {kind} into Go struct field {where.struct}.{field} of type {go_type}"
+        # the JSON pointer, '.'-joined; a last token of digits reads as an array index
+        last = field.rpartition(".")[2]
+        into = "" if last.isascii() and last.isdigit() else "Go struct field "
+        return f"json: cannot unmarshal {kind} into {into}{self.top}.{field} of type {go_type}"
 
     # --- structs
 
@@ -632,7 +650,7 @@ class _Exact:
         *,
         path: str,
         stack: list[str],
-        owner: str,
+        owner: str,  # the struct whose field holds ``value``: a type error names it
     ) -> None:
         if value is None:
             return
@@ -651,13 +669,14 @@ class _Exact:
                 self._save(f"json: unknown field {goscan.go_quote(key)}", unknown=True)
                 continue
             name, type_name = found
-            declared = owners[name]
-            embedded = (
-                [declared]
-                if declared != struct and "1.24" <= self.go_json < "1.25"
-                else []
-            )
-            here = _Where(struct, [*stack, *embedded, name])
+            if self.v2:  # the key as written, not the field's name
+                here = _Where(struct, [*stack, _pointer_token(key)])
+            elif owners[name] != struct and self.go_json == "1.24":
+                here = _Where(
+                    struct, [*stack, owners[name], name]
+                )  # the embedded struct
+            else:
+                here = _Where(struct, [*stack, name])
             decoded = self._value(
                 item,
                 type_name,
@@ -701,7 +720,7 @@ class _Exact:
         struct = type_name.removeprefix("*")
         target = dict(current) if isinstance(current, dict) else {}
         self._into_struct(
-            item, struct, target, path=path, stack=where.fields, owner=struct
+            item, struct, target, path=path, stack=where.fields, owner=where.struct
         )
         return target
 
@@ -728,7 +747,7 @@ class _Exact:
                 continue
             if value is not None:
                 fields = (
-                    [*where.fields, key] if self.go_json >= "1.25" else where.fields
+                    [*where.fields, _pointer_token(key)] if self.v2 else where.fields
                 )
                 self._type_error(value, "string", _Where(where.struct, fields))
             out[name] = ""
@@ -741,8 +760,11 @@ class _Exact:
         element = type_name[2:]
         out: list[Any] = []
         for index, entry in enumerate(item):
+            here = (
+                _Where(where.struct, [*where.fields, str(index)]) if self.v2 else where
+            )
             if element in {"string", "duration"}:
-                decoded = self._value(entry, element, None, f"{path}[{index}]", where)
+                decoded = self._value(entry, element, None, f"{path}[{index}]", here)
                 out.append(
                     ("" if element == "string" else 0)
                     if decoded in (_NO_VALUE, None)
@@ -758,8 +780,8 @@ class _Exact:
                     struct,
                     target,
                     path=f"{path}[{index}]",
-                    stack=where.fields,
-                    owner=struct,
+                    stack=here.fields,
+                    owner=where.struct,
                 )
                 out.append(target)
         return out
@@ -767,11 +789,14 @@ class _Exact:
     def _enum(self, item: Any, enum: EnumSpec, where: _Where) -> Any:
         if enum.match == "string":
             # the server first decodes the value into a Go string (escapes resolved);
-            # a type error there aborts with the outer field's context added
+            # a type error there gets the outer field's context added, until Go 1.27
+            # returns the inner error as it is
             if item is not None and (
                 not isinstance(item, str) or isinstance(item, _Float)
             ):
-                raise _Abort(self._type_text(item, "string", where))
+                context = _Where(where.struct, []) if self.v2 else where
+                self._fail(self._type_text(item, "string", context))
+                return _NO_VALUE
             text = "" if item is None else item
             if text in enum.values:
                 return text
@@ -784,7 +809,8 @@ class _Exact:
             if value in enum.values:
                 return value
         token = self._token(item)
-        raise _Abort(enum.error.format(raw=goscan.go_quote(token), token=token))
+        self._fail(enum.error.format(raw=goscan.go_quote(token), token=token))
+        return _NO_VALUE
 
     def _token(self, item: Any) -> str:
         """The raw token of a value; for an escaped string, its spelling in the input."""
@@ -807,11 +833,18 @@ class _Exact:
         if item is None:
             return None if type_name == "*time" else _NO_VALUE
         if not isinstance(item, str) or isinstance(item, _Float):
-            raise _Abort("Time.UnmarshalJSON: input is not a JSON string")
+            self._fail("Time.UnmarshalJSON: input is not a JSON string")
+            return _NO_VALUE
         problem = _go_time_error(item)
         if problem is not None:
-            raise _Abort(problem)
+            self._fail(problem)
+            return _NO_VALUE
         return item
+
+
+def _pointer_token(key: str) -> str:
+    """An object key as a JSON pointer token (RFC 6901): ``~`` and ``/`` escaped."""
+    return _go_string(key).replace("~", "~0").replace("/", "~1")
 
 
 class _Where(NamedTuple):

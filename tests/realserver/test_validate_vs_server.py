@@ -143,6 +143,89 @@ TYPE_CASES: Final = (
 # 2.11.8 words type errors like 2.11.9-2.12.8 (embedded StreamConfig in the path, no
 # map key): the catalogue's go_json switch says so for the whole 2.11 line.
 
+# Decode errors on the jsonv2-backed encoding/json (Go 1.27: 2.14.6+, `go version -m`):
+# the first error in document order wins, enum and time errors included, and a type
+# error's path is the JSON pointer (array indexes, keys as written, ~0 ~1 escapes; a
+# last token of digits drops "Go struct field"). 2.14.5, the last Go 1.26 build, keeps
+# the older rules. (case id, asset name, exact body), as in STREAM_CASES/CONSUMER_CASES.
+GO_JSON_BOUNDARY: Final = ("2.14.5",)
+DECODE_STREAM_CASES: Final = (
+    (
+        "path_index",
+        "DP1",
+        b'{"name":"DP1","sources":[{"name":"O","opt_start_seq":-1}]}',
+    ),
+    (
+        "path_nested_index",
+        "DP2",
+        b'{"name":"DP2","sources":[{"name":"O"},{"name":"P","subject_transforms":[{"src":"a"},{"src":5}]}]}',
+    ),
+    ("path_last_index", "DP3", b'{"name":"DP3","subjects":["a",5]}'),
+    ("path_struct_element", "DP4", b'{"name":"DP4","sources":[{"name":"O"},5]}'),
+    ("path_struct_field", "DP5", b'{"name":"DP5","mirror":5}'),
+    ("path_map_escapes", "DP6", b'{"name":"DP6","metadata":{"a/b~":1}}'),
+    ("path_map_digits", "DP7", b'{"name":"DP7","metadata":{"12":1}}'),
+    (
+        "path_folded_keys",
+        "DP8",
+        b'{"name":"DP8","Sources":[{"name":"O","OPT_START_SEQ":-1}]}',
+    ),
+    ("compression_not_string", "DP9", b'{"name":"DP9","compression":5}'),
+    (
+        "type_before_enum",
+        "DO1",
+        b'{"name":"DO1","subjects":["do1"],"max_msg_size":2147483648,"compression":"zstd"}',
+    ),
+    (
+        "enum_before_type",
+        "DO2",
+        b'{"name":"DO2","subjects":["do2"],"compression":"zstd","max_msg_size":2147483648}',
+    ),
+    (
+        "type_before_time",
+        "DO3",
+        b'{"name":"DO3","max_msgs":1.5,"sources":[{"name":"O","opt_start_time":"x"}]}',
+    ),
+    (
+        "time_before_type",
+        "DO4",
+        b'{"name":"DO4","sources":[{"name":"O","opt_start_time":"x"}],"max_msgs":1.5}',
+    ),
+    (
+        "nested_type_before_enum",
+        "DO5",
+        b'{"name":"DO5","sources":[{"name":"O","opt_start_seq":-1}],"retention":"x"}',
+    ),
+    ("map_type_before_enum", "DO6", b'{"name":"DO6","metadata":{"a":1},"discard":"x"}'),
+    ("unknown_before_enum", "DO7", b'{"name":"DO7","zz":1,"storage":"x"}'),
+    ("enum_before_unknown", "DO8", b'{"name":"DO8","storage":"x","zz":1}'),
+    ("type_before_enum_type", "DO9", b'{"name":"DO9","max_msgs":1.5,"storage":5}'),
+)
+DECODE_CONSUMER_CASES: Final = (
+    (
+        "type_before_enum",
+        "DC1",
+        b'{"durable_name":"DC1","opt_start_seq":-1,"replay_policy":"bogus"}',
+    ),
+    (
+        "enum_before_type",
+        "DC2",
+        b'{"durable_name":"DC2","replay_policy":"bogus","opt_start_seq":-1}',
+    ),
+    (
+        "type_before_time",
+        "DC3",
+        b'{"durable_name":"DC3","opt_start_seq":-1,"opt_start_time":"x"}',
+    ),
+    ("unknown_before_enum", "DC4", b'{"durable_name":"DC4","zz":1,"ack_policy":"x"}'),
+    (
+        "element_before_enum",
+        "DC5",
+        b'{"durable_name":"DC5","backoff":[1,"x"],"ack_policy":"x"}',
+    ),
+    ("path_last_index", "DC6", b'{"durable_name":"DC6","filter_subjects":["a",2]}'),
+)
+
 
 def _params(
     cases: tuple[tuple[str, str, bytes], ...], versions: tuple[str, ...]
@@ -361,3 +444,37 @@ def test_type_mismatch_text_on_2_11_8(servers: Servers, name: str, body: bytes) 
     assert "error" in reply, reply
     assert result.error is not None, "validate accepted a type mismatch"
     assert msgspec.structs.asdict(result.error) == reply["error"]
+
+
+@pytest.mark.parametrize(
+    ("version", "case_id", "name", "body"),
+    _params(DECODE_STREAM_CASES, VERSIONS + GO_JSON_BOUNDARY),
+)
+def test_stream_decode_error_matches_prediction(
+    servers: Servers, version: str, case_id: str, name: str, body: bytes
+) -> None:
+    """Which decode error a stream create reports, and its path, is the one validate predicts."""
+    del case_id
+    running = servers.get(version)
+    reply = running.request(f"$JS.API.STREAM.CREATE.{name}", body)
+    result = assetgate.validate(body, kind="stream", server=version)
+    _assert_matches(running, result, reply, body, f"$JS.API.STREAM.INFO.{name}")
+
+
+@pytest.mark.parametrize(
+    ("version", "case_id", "name", "body"),
+    _params(DECODE_CONSUMER_CASES, VERSIONS + GO_JSON_BOUNDARY),
+)
+def test_consumer_decode_error_matches_prediction(
+    servers: Servers, version: str, case_id: str, name: str, body: bytes
+) -> None:
+    """Which decode error a consumer create reports, and its path, is the one validate predicts."""
+    del case_id
+    running = servers.get(version)
+    _ensure_base_stream(running)
+    request = b'{"stream_name":"' + BASE_STREAM.encode() + b'","config":' + body + b"}"
+    reply = running.request(f"$JS.API.CONSUMER.CREATE.{BASE_STREAM}.{name}", request)
+    result = assetgate.validate(body, kind="consumer", server=version)
+    _assert_matches(
+        running, result, reply, body, f"$JS.API.CONSUMER.INFO.{BASE_STREAM}.{name}"
+    )

@@ -491,6 +491,171 @@ def test_type_mismatch_texts(
     assert (result.strict_error, result.lenient_error) == (expected, expected)
 
 
+# Go 1.27 (jsonv2-backed encoding/json; 2.14.6+, binaries only): JSON-pointer paths
+# with array indexes and keys as written; 2.14.5 (Go 1.26) and 2.12.8 keep the old texts.
+JSONV2_TYPE_ERRORS: list[tuple[bytes, str, str]] = [
+    (
+        b'{"sources":[{"name":"O","opt_start_seq":-1}]}',
+        "2.14.6",
+        "json: cannot unmarshal number -1 into Go struct field StreamConfigRequest.sources.0.opt_start_seq of type uint64",
+    ),
+    (
+        b'{"sources":[{"name":"O","opt_start_seq":-1}]}',
+        "2.14.5",
+        "json: cannot unmarshal number -1 into Go struct field StreamSource.StreamConfig.sources.opt_start_seq of type uint64",
+    ),
+    (
+        b'{"sources":[{},{"subject_transforms":[{},{"src":5}]}]}',
+        "2.15.1",
+        "json: cannot unmarshal number into Go struct field StreamConfigRequest.sources.1.subject_transforms.1.src of type string",
+    ),
+    (
+        b'{"subjects":["a",5]}',
+        "2.15.1",
+        "json: cannot unmarshal number into StreamConfigRequest.subjects.1 of type string",
+    ),
+    (
+        b'{"sources":[{},5]}',
+        "2.15.1",
+        "json: cannot unmarshal number into StreamConfigRequest.sources.1 of type server.StreamSource",
+    ),
+    (
+        b'{"sources":[{},5]}',
+        "2.12.8",
+        "json: cannot unmarshal number into Go struct field StreamConfigRequest.StreamConfig.sources of type server.StreamSource",
+    ),
+    (
+        b'{"mirror":5}',
+        "2.12.8",
+        "json: cannot unmarshal number into Go struct field StreamConfigRequest.StreamConfig.mirror of type server.StreamSource",
+    ),
+    (
+        b'{"metadata":{"a/b~":1}}',
+        "2.15.1",
+        "json: cannot unmarshal number into Go struct field StreamConfigRequest.metadata.a~1b~0 of type string",
+    ),
+    (
+        b'{"metadata":{"x.12":1}}',
+        "2.15.1",
+        "json: cannot unmarshal number into StreamConfigRequest.metadata.x.12 of type string",
+    ),
+    (
+        b'{"Sources":[{"OPT_START_SEQ":-1}]}',
+        "2.15.1",
+        "json: cannot unmarshal number -1 into Go struct field StreamConfigRequest.Sources.0.OPT_START_SEQ of type uint64",
+    ),
+    (
+        b'{"compression":5}',
+        "2.15.1",
+        "json: cannot unmarshal number into Go value of type string",
+    ),
+    (
+        b'{"compression":5}',
+        "2.14.5",
+        "json: cannot unmarshal number into Go struct field StreamConfigRequest.StreamConfig.compression of type string",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("data", "version", "expected"),
+    JSONV2_TYPE_ERRORS,
+    ids=[
+        "index-2.14.6",
+        "index-2.14.5",
+        "nested-index",
+        "last-index",
+        "struct-element",
+        "struct-element-2.12",
+        "struct-field-2.12",
+        "pointer-escapes",
+        "digits-last",
+        "keys-as-written",
+        "compression-inner",
+        "compression-outer-2.14.5",
+    ],
+)
+def test_type_mismatch_paths_by_go_generation(
+    catalogue: Catalogue, data: bytes, version: str, expected: str
+) -> None:
+    """Type-error paths follow the Go generation: JSON pointers (indexes, keys as written) from Go 1.27 (2.14.6)."""
+    result = _decode(catalogue, data, version=version)
+    assert (result.strict_error, result.lenient_error) == (expected, expected)
+
+
+_TYPE_1_5 = "json: cannot unmarshal number 1.5 into Go struct field {} of type int64"
+_ENUM_X = 'can not unmarshal "\\"x\\""'
+_TIME_X = 'parsing time "x" as "2006-01-02T15:04:05Z07:00": cannot parse "x" as "2006"'
+
+# (document, version, strict error, lenient error): which of several errors wins.
+ERROR_ORDER: list[tuple[bytes, str, str, str]] = [
+    (
+        b'{"max_msgs":1.5,"storage":"x"}',
+        "2.14.6",
+        _TYPE_1_5.format("StreamConfigRequest.max_msgs"),
+        _TYPE_1_5.format("StreamConfigRequest.max_msgs"),
+    ),
+    (b'{"max_msgs":1.5,"storage":"x"}', "2.14.5", _ENUM_X, _ENUM_X),
+    (b'{"storage":"x","max_msgs":1.5}', "2.15.1", _ENUM_X, _ENUM_X),
+    (
+        b'{"max_msgs":1.5,"sources":[{"opt_start_time":"x"}]}',
+        "2.15.1",
+        _TYPE_1_5.format("StreamConfigRequest.max_msgs"),
+        _TYPE_1_5.format("StreamConfigRequest.max_msgs"),
+    ),
+    (
+        b'{"max_msgs":1.5,"sources":[{"opt_start_time":"x"}]}',
+        "2.12.8",
+        _TIME_X,
+        _TIME_X,
+    ),
+    (b'{"zz":1,"storage":"x"}', "2.15.1", 'json: unknown field "zz"', _ENUM_X),
+    (b'{"zz":1,"storage":"x"}', "2.12.8", _ENUM_X, _ENUM_X),
+    (
+        b'{"zz":1,"max_msgs":1.5,"storage":"x"}',
+        "2.15.1",
+        'json: unknown field "zz"',
+        _TYPE_1_5.format("StreamConfigRequest.max_msgs"),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("data", "version", "strict_error", "lenient_error"),
+    ERROR_ORDER,
+    ids=[
+        "type-enum-2.14.6",
+        "type-enum-2.14.5",
+        "enum-type",
+        "type-time",
+        "type-time-2.12",
+        "unknown-enum",
+        "unknown-enum-2.12",
+        "unknown-type-enum",
+    ],
+)
+def test_which_decode_error_wins(
+    catalogue: Catalogue,
+    data: bytes,
+    version: str,
+    strict_error: str,
+    lenient_error: str,
+) -> None:
+    """From Go 1.27 (2.14.6) the first error in the document wins; before, an enum or time error beats an earlier one."""
+    result = _decode(catalogue, data, version=version)
+    assert (result.strict_error, result.lenient_error) == (strict_error, lenient_error)
+
+
+def test_consumer_type_error_beats_later_enum_on_go_1_27(catalogue: Catalogue) -> None:
+    """C13: a consumer type error before a bad replay_policy wins on 2.14.6 (CreateConsumerRequest path)."""
+    data = b'{"stream_name":"S","config":{"opt_start_seq":-1,"replay_policy":"bogus"}}'
+    result = _decode(catalogue, data, version="2.14.6", struct="CreateConsumerRequest")
+    assert result.strict_error == (
+        "json: cannot unmarshal number -1 into Go struct field "
+        "CreateConsumerRequest.config.opt_start_seq of type uint64"
+    )
+
+
 def test_type_mismatch_keeps_decoding(catalogue: Catalogue) -> None:
     """After a type mismatch Go goes on decoding: a later unknown field is still listed."""
     result = _decode(catalogue, b'{"max_msgs":"x","zzz":1}')
