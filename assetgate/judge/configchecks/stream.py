@@ -127,6 +127,11 @@ def _generation(spec: ConfigCheck) -> Generation:
     return "2.10"
 
 
+def _bare_empty(spec: ConfigCheck) -> bool:
+    """A mapping error about an empty destination token has no `` in `` (2.12.5+)."""
+    return "bare-empty" in flags(spec.variant)
+
+
 # --- the create handler (jsStreamCreateRequest), before checkStreamCfg
 
 
@@ -598,7 +603,12 @@ def _mirror_transforms(
         if (src or legacy) and not is_valid_subject(src):
             return {"error": "mirror_transform_source", "err": f"invalid subject {src}"}
         if not legacy:
-            error = validate_mapping_error(src, transform.dest, _generation(spec))
+            error = validate_mapping_error(
+                src,
+                transform.dest,
+                _generation(spec),
+                bare_empty=_bare_empty(spec),
+            )
             if error is not None:
                 return {"error": "mirror_transform_dest", "err": error}
         for inner, other in enumerate(sources):
@@ -675,7 +685,7 @@ def _sources(config: Any, _c: Context, spec: ConfigCheck) -> Mapping[str, str] |
         found = (
             _source_filters_legacy(transforms)
             if "legacy" in given
-            else _source_filters(transforms, _generation(spec))
+            else _source_filters(transforms, _generation(spec), _bare_empty(spec))
         )
         if found is not None:
             return found
@@ -694,14 +704,16 @@ def _api(source: Any) -> str | None:
 
 
 def _source_filters(
-    transforms: Sequence[Any], generation: Generation
+    transforms: Sequence[Any], generation: Generation, bare_empty: bool
 ) -> Mapping[str, str] | None:
     """2.11+: each transform's source and mapping, then the overlap of any two."""
     for transform in transforms:
         src = transform.src
         if src and not is_valid_subject(src):
             return {"error": "source_transform_source", "err": f"invalid subject {src}"}
-        error = validate_mapping_error(src, transform.dest, generation)
+        error = validate_mapping_error(
+            src, transform.dest, generation, bare_empty=bare_empty
+        )
         if error is not None:
             return {"error": "source_transform_dest", "err": error}
     sources = [t.src for t in transforms]
@@ -865,7 +877,9 @@ def _stream_transform(config: Any, spec: ConfigCheck) -> Mapping[str, str] | Non
     src = transform.src
     if src and not is_valid_subject(src):
         return {"error": "transform_source", "err": f"invalid subject {src}"}
-    error = validate_mapping_error(src, transform.dest, _generation(spec))
+    error = validate_mapping_error(
+        src, transform.dest, _generation(spec), bare_empty=_bare_empty(spec)
+    )
     if error is not None:
         return {"error": "transform_dest", "err": error}
     return _PASS
