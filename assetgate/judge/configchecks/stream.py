@@ -163,6 +163,57 @@ def _create_mirror_direct(
     return _FAIL if config.mirror_direct and config.mirror is None else _PASS
 
 
+def storage_limit(config: Any, context: Context) -> int | None:
+    """The server limit a create's ``max_bytes`` is held to, ``None`` if not known.
+
+    ``max_memory_store`` for a memory stream, ``max_file_store`` for a file stream.
+    """
+    limits = context.limits
+    if limits is None:
+        return None
+    if config.storage == "memory":
+        return limits.max_memory_store
+    return limits.max_file_store if config.storage == "file" else None
+
+
+@register(
+    "stream.storage_limits",
+    guard="_ctx.limits is not None and _ctx.mode == 'single'",
+    assumes=(
+        "max_bytes fits the server's max_file_store or max_memory_store (by "
+        "default 75% of the free disk or of the RAM) and the account's limits, "
+        "which are not known (a standalone server refuses more with 500 "
+        "'insufficient storage/memory resources available' before its config "
+        "checks, a cluster with 400 'no suitable peers for placement, "
+        "insufficient storage' after them; give a standalone server's limits for "
+        "an exact answer)"
+    ),
+    assumes_when=(
+        "_ctx.op == 'create' and c.max_bytes > 0 "
+        "and (_ctx.mode != 'single' or storage_limit(c, _ctx) is None)"
+    ),
+)
+def _storage_limits(
+    config: Any, context: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """A standalone server refuses a create whose max_bytes exceeds its storage.
+
+    ``jsNonClusteredStreamLimitsCheck``: before ``checkStreamCfg``; a negative
+    ``max_bytes`` counts as one byte. No other stream is assumed to reserve storage.
+    """
+    if context.op == "update" or context.mode != "single":
+        return _PASS
+    limit = storage_limit(config, context)
+    wanted = 1 if config.max_bytes < 0 else config.max_bytes
+    if limit is None or wanted <= limit:
+        return _PASS
+    return {
+        "error": "memory_resources"
+        if config.storage == "memory"
+        else "storage_resources"
+    }
+
+
 # --- checkStreamCfg, in its order
 
 
