@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # what type checkers and documentation tools see; loaded lazi
         UnknownServerVersion,
     )
     from assetgate.inventory.read import Asset, Ignored, RecordError
+    from assetgate.judge.configchecks import ServerLimits
     from assetgate.judge.gate import Verdict
     from assetgate.judge.metadata import (
         go_atoi,
@@ -58,6 +59,7 @@ __all__ = [
     "RecordError",
     "Report",
     "ServerInfo",
+    "ServerLimits",
     "ServerProfile",
     "ServerVersion",
     "SubjectIndex",
@@ -109,6 +111,7 @@ _EXPORTS: Final = {
     "Report": "assetgate.run.check",
     "required_level": "assetgate.judge.metadata",
     "ServerInfo": "assetgate.requests.validate",
+    "ServerLimits": "assetgate.judge.configchecks",
     "ServerProfile": "assetgate.catalogue.levels",
     "ServerVersion": "assetgate.version",
     "stamp": "assetgate.requests.stamp",

@@ -9,6 +9,11 @@ server's error text, or ``None`` when the transform is valid. Three generations 
 * ``2.11``: the same functions, the text says ``invalid transform``;
 * ``2.12``: ``{{random()}}`` and a one-argument ``{{partition()}}`` are known.
 
+Apart from the generations, from 2.12.5 an error about an empty destination token has
+no `` in `` suffix (``mappingDestinationErr.Error``, server/errors.go:256-261 at
+v2.12.5; up to 2.12.4, and on every 2.10 and 2.11 patch, ``"%s in %s"`` always):
+``bare_empty``.
+
 The function parsers follow 2.10.26, 2.11.0 and 2.12.8; older patches of a line may
 differ in a function's argument rules. Pure: no I/O.
 """
@@ -69,9 +74,13 @@ _INDEX_INT: Final = (
 )
 
 
-def _error(token: str, err: str) -> str:
-    """``mappingDestinationErr.Error``: ``<err> in <token>``."""
-    return f"{err} in {token}" if token else err
+def _error(token: str, err: str, *, bare_empty: bool = True) -> str:
+    """``mappingDestinationErr.Error``: ``<err> in <token>``.
+
+    An empty token gives the bare ``<err>`` when ``bare_empty`` (2.12.5+), else
+    ``<err> in `` (only the destination token scan can meet an empty token).
+    """
+    return f"{err} in {token}" if token or not bare_empty else err
 
 
 def _args(name: str, token: str) -> list[str] | None:
@@ -205,8 +214,14 @@ def subject_transform_error(
     return None
 
 
-def _destination_tokens_error(destination: str, generation: Generation) -> str | None:
-    """The token scan ``ValidateMapping`` and ``ValidateMappingDestination`` share."""
+def _destination_tokens_error(
+    destination: str, generation: Generation, *, bare_empty: bool = False
+) -> str | None:
+    """The token scan ``ValidateMapping`` and ``ValidateMappingDestination`` share.
+
+    ``bare_empty``: an empty token's error is the bare error (2.12.5+), else it ends
+    in `` in ``.
+    """
     invalid = f"{_PREFIX}: invalid {'subject' if generation == '2.10' else 'transform'}"
     names = [name for name in _FUNCTIONS if name not in {"left", "right"}]
     if generation != "2.12":
@@ -215,7 +230,7 @@ def _destination_tokens_error(destination: str, generation: Generation) -> str |
     for token in destination.split("."):
         length = len(token)
         if length == 0 or full:
-            return _error(token, invalid)
+            return _error(token, invalid, bare_empty=bare_empty)
         if length > 4 and token.startswith("{{") and token.endswith("}}"):  # noqa: PLR2004
             if not any(_FUNCTIONS[name].search(token) for name in names):
                 return _error(token, _UNKNOWN)
@@ -228,13 +243,17 @@ def _destination_tokens_error(destination: str, generation: Generation) -> str |
 
 
 def validate_mapping_error(
-    source: str, destination: str, generation: Generation
+    source: str, destination: str, generation: Generation, *, bare_empty: bool = False
 ) -> str | None:
-    """``ValidateMapping(source, destination)`` (2.11+): its error text, ``None`` if valid."""
+    """``ValidateMapping(source, destination)`` (2.11+): its error text, ``None`` if valid.
+
+    ``bare_empty``: the release words an empty token's error without `` in ``
+    (2.12.5+).
+    """
     if not destination:
         return None
     return _destination_tokens_error(
-        destination, generation
+        destination, generation, bare_empty=bare_empty
     ) or subject_transform_error(source, destination, generation)
 
 

@@ -33,8 +33,10 @@ from assetgate.decoding.decode import Decoded, decode, fast_path
 from assetgate.errors import InvalidArgument, InvalidServerVersion
 from assetgate.judge.configchecks import (
     Context,
+    ServerLimits,
     assumptions,
     bound_checker,
+    conditional_assumptions,
     first_failure,
     stored_config,
 )
@@ -154,6 +156,7 @@ def validate(
     catalogue: Catalogue | None = None,
     mode: Mode = "single",
     stream: bytes | str | Mapping[str, Any] | None = None,
+    limits: ServerLimits | None = None,
 ) -> Validation:
     """Predict the server's answer to a stream or consumer create/update request.
 
@@ -173,11 +176,15 @@ def validate(
         mode: ``single`` (a standalone server) or ``cluster``: some checks differ.
         stream: for a consumer: its stream's stored config, for the checks that need
             it (without it they are skipped and listed in ``assumed``).
+        limits: a standalone server's ``max_file_store``/``max_memory_store``, for
+            the storage check of a stream create (without them a ``max_bytes`` is
+            assumed to fit, and ``assumed`` says so); other streams are assumed to
+            reserve none of it.
 
     Raises:
         InvalidServerVersion, UnknownServerVersion: ``server`` is not a known release.
     """
-    _check_arguments(kind=kind, op=op, server=server, mode=mode)
+    _check_arguments(kind=kind, op=op, server=server, mode=mode, limits=limits)
     cat = catalogue if catalogue is not None else load_catalogue()
     warm = (id(cat), str(server), kind)
     # the first call for a release and kind builds (and first uses) its Struct types and
@@ -197,6 +204,7 @@ def validate(
             cat=cat,
             mode=mode,
             stream=stream,
+            limits=limits,
         )
         if cold:
             _WARM.add(warm)
@@ -206,7 +214,9 @@ def validate(
 _WARM: set[tuple[int, str, str]] = set()
 
 
-def _check_arguments(*, kind: object, op: object, server: object, mode: object) -> None:
+def _check_arguments(
+    *, kind: object, op: object, server: object, mode: object, limits: object
+) -> None:
     """The project's own errors for arguments outside what validate accepts."""
     if kind not in {"stream", "consumer"}:
         msg = f"invalid kind: {kind!r} (use 'stream' or 'consumer')"
@@ -220,6 +230,9 @@ def _check_arguments(*, kind: object, op: object, server: object, mode: object) 
     if not isinstance(server, str | ServerVersion):
         msg = f"invalid server version: {server!r} (use a version such as '2.12.8')"
         raise InvalidServerVersion(msg)
+    if limits is not None and not isinstance(limits, ServerLimits):
+        msg = f"invalid limits: {limits!r} (use assetgate.ServerLimits)"
+        raise InvalidArgument(msg)
 
 
 def _validate(
@@ -236,6 +249,7 @@ def _validate(
     cat: Catalogue,
     mode: Mode,
     stream: bytes | str | Mapping[str, Any] | None,
+    limits: ServerLimits | None,
 ) -> Validation:
     if (
         existing is None
@@ -245,6 +259,7 @@ def _validate(
         and not soft
         and isinstance(server, str)
         and stream is None
+        and limits is None
     ):
         result = _fast_plan(cat, server, kind, strict, mode).run(config)
         if result is not None:
@@ -303,6 +318,7 @@ def _validate(
         mode=mode,
         stream=None if stream is None else _decode_existing(stream, "stream", profile),
         op=op,
+        limits=limits,
     )
     failure = first_failure(kind, config_value, profile, context)
     if failure is not None:
@@ -315,7 +331,7 @@ def _validate(
         return msgspec.structs.replace(
             _rejected(info, decoded, error, minimum, kind=kind, op=op),
             check=failure.check,
-            assumed=assumptions(kind, profile, context),
+            assumed=assumptions(kind, profile, context, config_value),
         )
     level, minimum = features_for(cat, profile.line, kind)(config_value)
     previous = (
@@ -359,7 +375,7 @@ def _validate(
         stored_config=_with_metadata(
             stored_config(kind, config_value, profile, context), stored
         ),
-        assumed=assumptions(kind, profile, context),
+        assumed=assumptions(kind, profile, context, config_value),
     )
 
 
@@ -386,6 +402,7 @@ class _FastPlan:
 
     __slots__ = (
         "assumed",
+        "assumed_varies",
         "catalogue",
         "checks",
         "context",
@@ -425,6 +442,7 @@ class _FastPlan:
         self.context = Context(phase="create", mode=mode)
         self.checks = bound_checker(profile, kind, self.context)
         self.assumed = assumptions(kind, profile, self.context)
+        self.assumed_varies = conditional_assumptions(kind, profile, "create")
 
     def run(self, config: bytes | str | Mapping[str, Any]) -> Validation | None:
         """The validation of a clean config, or ``None`` when it needs the exact path."""
@@ -465,7 +483,9 @@ class _FastPlan:
             stored_config=_with_metadata(
                 stored_config(self.kind, value, self.profile, self.context), stored
             ),
-            assumed=self.assumed,
+            assumed=assumptions(self.kind, self.profile, self.context, value)
+            if self.assumed_varies
+            else self.assumed,
         )
 
 

@@ -359,6 +359,21 @@ STREAM_CASES: Final[tuple[tuple[str, dict[str, Any]], ...]] = (
             },
         ),
     ),
+    # an empty destination token: "... in " up to 2.12.4, the bare error from 2.12.5
+    (
+        "transform_dest_empty_token",
+        _s(113, subject_transform={"src": "ck113.*", "dest": "x..y"}),
+    ),
+    (
+        "mirror_transform_dest_empty_token",
+        _mirror(114, subject_transforms=[{"src": ">", "dest": "x..y"}]),
+    ),
+    (
+        "source_transform_dest_empty_token",
+        _source(
+            115, {"name": "A", "subject_transforms": [{"src": ">", "dest": "x..y"}]}
+        ),
+    ),
 )
 
 

@@ -9,6 +9,7 @@ silently dropped fields.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from typing import TYPE_CHECKING, Any, Final
@@ -17,10 +18,13 @@ import msgspec
 import pytest
 
 import assetgate
-from tests.support.natsserver import raw_request
+from tests.realserver.conftest import Running
+from tests.support.natsserver import Client, NatsServer, raw_request
 
 if TYPE_CHECKING:
-    from tests.realserver.conftest import Running, Servers
+    from collections.abc import Callable, Iterator
+
+    from tests.realserver.conftest import Servers
 
 pytestmark = pytest.mark.realserver
 
@@ -130,6 +134,42 @@ SEMANTIC: Final[frozenset[tuple[str, str]]] = frozenset()
 
 # (case id, version) -> the disagreement, for cases where validate() is wrong.
 XFAIL: Final[dict[tuple[str, str], str]] = {}
+
+# A standalone server's storage limits (jetstream { max_file_store, max_memory_store })
+# come before every config check; the defaults come from the machine, so these run
+# against a server with small limits given, and validate is given them too.
+LIMIT: Final = 1024 * 1024
+LIMITS: Final = assetgate.ServerLimits(max_file_store=LIMIT, max_memory_store=LIMIT)
+_LONG: Final = "d" * 4097
+LIMIT_CASES: Final = (
+    ("file_max_int64", {"name": "L1", "subjects": ["l1"], "max_bytes": 2**63 - 1}),
+    (
+        "memory_max_int64_before_description",
+        {
+            "name": "L2",
+            "subjects": ["l2"],
+            "storage": "memory",
+            "max_bytes": 2**63 - 1,
+            "description": _LONG,
+        },
+    ),
+    ("file_at_limit", {"name": "L3", "subjects": ["l3"], "max_bytes": LIMIT}),
+    ("file_over_limit", {"name": "L4", "subjects": ["l4"], "max_bytes": LIMIT + 1}),
+    (
+        "memory_over_limit_before_subjects",
+        {
+            "name": "L5",
+            "subjects": ["a..b"],
+            "storage": "memory",
+            "max_bytes": LIMIT + 1,
+        },
+    ),
+    ("negative_is_one_byte", {"name": "L6", "subjects": ["l6"], "max_bytes": -1}),
+    (
+        "sealed_before_limits",
+        {"name": "L7", "subjects": ["l7"], "max_bytes": LIMIT + 1, "sealed": True},
+    ),
+)
 
 HEADER_VALUES: Final = ("1", " 1", "+1", "01", "-1", "", "1 ", "1.0", "abc", "99")
 
@@ -363,6 +403,64 @@ def _ensure_base_stream(running: Running) -> None:
 
 
 # --- tests ------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def limited(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Callable[[str], Running]]:
+    """A server with 1 MiB of file and of memory storage; one version runs at a time."""
+    current: dict[str, Running] = {}
+    with contextlib.ExitStack() as outer:
+        stack = outer.enter_context(contextlib.ExitStack())
+
+        def get(version: str) -> Running:
+            if version not in current:
+                current.clear()
+                stack.close()
+                base = tmp_path_factory.mktemp(f"limited-{version}")
+                server = stack.enter_context(
+                    NatsServer(
+                        version,
+                        base / "store",
+                        jetstream_config=(
+                            f"max_file_store: {LIMIT}\n  max_memory_store: {LIMIT}"
+                        ),
+                    )
+                )
+                client = stack.enter_context(Client(server.url, timeout=5.0))
+                current[version] = Running(server, client)
+            return current[version]
+
+        yield get
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize(
+    ("case_id", "config"), LIMIT_CASES, ids=[c for c, _ in LIMIT_CASES]
+)
+def test_stream_storage_limits_match_prediction(
+    limited: Callable[[str], Running],
+    version: str,
+    case_id: str,
+    config: dict[str, Any],
+) -> None:
+    """A create over a standalone server's given storage limits gets validate's reply."""
+    running = limited(version)
+    body = json.dumps(config).encode()
+    reply = running.request(f"$JS.API.STREAM.CREATE.{config['name']}", body)
+    if "error" not in reply:  # accepted: remove it again, it reserves storage
+        running.request(f"$JS.API.STREAM.DELETE.{config['name']}", b"")
+    result = assetgate.validate(body, kind="stream", server=version, limits=LIMITS)
+    assert (case_id, reply.get("error")) == (case_id, _error_of(result))
+    unknown = assetgate.validate(body, kind="stream", server=version)
+    said = any(a.startswith("stream.storage_limits:") for a in unknown.assumed)
+    assert (case_id, said) == (case_id, config["max_bytes"] > 0)
+
+
+def _error_of(result: assetgate.Validation) -> dict[str, Any] | None:
+    """The predicted error as the server's JSON (``None``: accepted)."""
+    return None if result.error is None else msgspec.structs.asdict(result.error)
 
 
 @pytest.mark.parametrize(

@@ -281,6 +281,7 @@ class NatsServer:
         strict: bool | None = None,
         extra_config: str = "",
         monitor: bool = False,
+        jetstream_config: str = "",
     ) -> None:
         """Prepare (not start) a server; ``strict`` is omitted if None.
 
@@ -291,12 +292,15 @@ class NatsServer:
             extra_config: text appended verbatim to the top level of the
                 config file.
             monitor: also open the HTTP monitoring port (``monitor_port``).
+            jetstream_config: text added verbatim inside the ``jetstream`` block
+                (``max_file_store: 1048576``).
         """
         self.version = version
         self.store_dir = Path(store_dir).resolve()
         self.strict = strict
         self.extra_config = extra_config
         self.monitor = monitor
+        self.jetstream_config = jetstream_config
         self.binary: Path | None = None
         self.config_path: Path | None = None
         self.log_path: Path | None = None
@@ -344,6 +348,8 @@ class NatsServer:
         lines.append(f"  store_dir: {_conf_string(str(self.store_dir))}")
         if self.strict is not None:
             lines.append(f"  strict: {'true' if self.strict else 'false'}")
+        if self.jetstream_config:
+            lines.append(f"  {self.jetstream_config}")
         lines.append("}")
         if self.extra_config:
             lines.append(self.extra_config)

@@ -31,6 +31,7 @@ class Row(NamedTuple):
     version: str
     phase: str
     mode: str
+    limits: configchecks.ServerLimits | None = None
 
 
 STREAMS: Final[dict[str, dict[str, Any]]] = {
@@ -1376,6 +1377,21 @@ ROWS: Final[tuple[Row, ...]] = (
         "create",
         "single",
     ),
+    Row(
+        "stream.storage_limits",
+        "stream",
+        {
+            "name": "CK116",
+            "subjects": ["ck116.>"],
+            "max_bytes": 2 * 1024 * 1024,
+            "description": "d" * 4097,
+        },
+        None,
+        "2.12.8",
+        "create",
+        "single",
+        configchecks.ServerLimits(max_file_store=1024 * 1024),
+    ),
 )
 
 
@@ -1422,7 +1438,12 @@ def test_row_breaks_its_check(catalogue: Catalogue, row: Row) -> None:
         if row.stream is None
         else _decoded(row._replace(kind="stream"), catalogue, STREAMS[row.stream])
     )
-    context = configchecks.Context(phase=row.phase, mode=row.mode, stream=stream)  # type: ignore[arg-type]
+    context = configchecks.Context(
+        phase=row.phase,  # type: ignore[arg-type]
+        mode=row.mode,  # type: ignore[arg-type]
+        stream=stream,
+        limits=row.limits,
+    )
     failure = configchecks.first_failure(
         row.kind, _decoded(row, catalogue, row.config), profile, context
     )
@@ -1441,7 +1462,12 @@ def test_guard_holds_on_the_row(catalogue: Catalogue, row: Row) -> None:
     stream = None
     if row.stream is not None:
         stream = _decoded(row._replace(kind="stream"), catalogue, STREAMS[row.stream])
-    context = configchecks.Context(phase=row.phase, mode=row.mode, stream=stream)  # type: ignore[arg-type]
+    context = configchecks.Context(
+        phase=row.phase,  # type: ignore[arg-type]
+        mode=row.mode,  # type: ignore[arg-type]
+        stream=stream,
+        limits=row.limits,
+    )
     guarded = configchecks._compile(((registered, spec),), context, profile, row.kind)
     assert guarded is not None
     failure = guarded(_decoded(row, catalogue, row.config))

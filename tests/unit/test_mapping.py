@@ -70,7 +70,7 @@ def test_subject_transform_error(
     ("source", "destination", "generation", "expected"),
     [
         ("o.>", "x", "2.12", "invalid subject"),
-        ("o", "a..b", "2.11", "invalid mapping destination: invalid transform"),
+        ("o", "a..b", "2.11", "invalid mapping destination: invalid transform in "),
         ("o", "a b", "2.12", "invalid mapping destination: invalid transform"),
         (
             "o.*",
@@ -89,11 +89,27 @@ def test_validate_mapping_error(
 
 
 @pytest.mark.parametrize(
+    ("destination", "bare_empty", "expected"),
+    [
+        ("x..y", False, "invalid mapping destination: invalid transform in "),
+        ("x..y", True, "invalid mapping destination: invalid transform"),
+        ("x.>.y", True, "invalid mapping destination: invalid transform in y"),
+    ],
+)
+def test_validate_mapping_empty_token(
+    destination: str, bare_empty: bool, expected: str
+) -> None:
+    """An empty destination token ends in ' in ' unless the release words it bare (2.12.5+)."""
+    got = validate_mapping_error("o.*", destination, "2.12", bare_empty=bare_empty)
+    assert got == expected
+
+
+@pytest.mark.parametrize(
     ("destination", "expected"),
     [
         ("x", None),
         ("", None),
-        ("d..e", "invalid mapping destination: invalid subject"),
+        ("d..e", "invalid mapping destination: invalid subject in "),
         ("x.>.y", "invalid mapping destination: invalid subject in y"),
         ("x.{{foo(1)}}", "invalid mapping destination: unknown function in {{foo(1)}}"),
     ],

@@ -12,7 +12,7 @@ import msgspec
 import pytest
 import structlog
 
-from assetgate import ApiError, ServerInfo, validate
+from assetgate import ApiError, InvalidArgument, ServerInfo, ServerLimits, validate
 from tests.conftest import FIXTURES
 
 if TYPE_CHECKING:
@@ -847,3 +847,83 @@ def test_fast_plan_answers_as_the_general_path(
         if fast != general:
             differ.append((kind, data[:80], fast, general))
     assert differ == []
+
+
+_HUGE = 2**63 - 1
+_MIB = 1024 * 1024
+
+
+@pytest.mark.parametrize(
+    ("config", "said"),
+    [
+        ({"name": "B1", "subjects": ["b1"], "max_bytes": _HUGE}, True),
+        ({"name": "B1", "subjects": ["b1"], "max_bytes": -1}, False),
+        ({"name": "B1", "subjects": ["b1"]}, False),
+    ],
+)
+@pytest.mark.parametrize("as_text", [True, False])
+def test_max_bytes_is_assumed_to_fit_without_limits(
+    catalogue: Catalogue, config: dict[str, Any], said: bool, as_text: bool
+) -> None:
+    """Without the server's limits a positive max_bytes is accepted and named in assumed."""
+    body: Any = json.dumps(config) if as_text else config  # fast plan and general path
+    result = validate(body, kind="stream", server="2.12.8", catalogue=catalogue)
+    assumed = [a for a in result.assumed if a.startswith("stream.storage_limits:")]
+    assert (result.accepted, bool(assumed)) == (True, said)
+
+
+@pytest.mark.parametrize("version", ["2.10.26", "2.11.11", "2.12.8", "2.15.1"])
+@pytest.mark.parametrize(("storage", "err_code"), [("file", 10047), ("memory", 10028)])
+def test_storage_limits_come_before_the_config_checks(
+    catalogue: Catalogue, version: str, storage: str, err_code: int
+) -> None:
+    """With the server's limits given, max_bytes over them wins over a too-long description."""
+    config = {
+        "name": "B2",
+        "subjects": ["b2"],
+        "storage": storage,
+        "max_bytes": _MIB + 1,
+        "description": "d" * 4097,
+    }
+    limits = ServerLimits(max_file_store=_MIB, max_memory_store=_MIB)
+    result = validate(
+        config, kind="stream", server=version, catalogue=catalogue, limits=limits
+    )
+    assert (result.check, result.error and result.error.err_code) == (
+        "stream.storage_limits",
+        err_code,
+    )
+    at_limit = validate(
+        {**config, "max_bytes": _MIB, "description": ""},
+        kind="stream",
+        server=version,
+        catalogue=catalogue,
+        limits=limits,
+    )
+    assert (at_limit.accepted, at_limit.assumed) == (True, ())
+
+
+def test_storage_limits_are_not_checked_in_a_cluster(catalogue: Catalogue) -> None:
+    """A cluster places the stream after its config checks: assumed, not refused."""
+    result = validate(
+        {"name": "B3", "subjects": ["b3"], "max_bytes": _HUGE},
+        kind="stream",
+        server="2.12.8",
+        catalogue=catalogue,
+        mode="cluster",
+        limits=ServerLimits(max_file_store=_MIB),
+    )
+    assumed = [a for a in result.assumed if a.startswith("stream.storage_limits:")]
+    assert (result.accepted, len(assumed)) == (True, 1)
+
+
+def test_limits_must_be_server_limits(catalogue: Catalogue) -> None:
+    """A limits argument of another type is the project's InvalidArgument."""
+    with pytest.raises(InvalidArgument):
+        validate(
+            {"name": "B4"},
+            kind="stream",
+            server="2.12.8",
+            catalogue=catalogue,
+            limits={"max_file_store": 1},  # type: ignore[arg-type]
+        )

@@ -52,8 +52,10 @@ __all__ = [
     "Context",
     "LineChecks",
     "Registered",
+    "ServerLimits",
     "assumptions",
     "bound_checker",
+    "conditional_assumptions",
     "first_failure",
     "line_checks",
     "load_checker",
@@ -68,6 +70,24 @@ __all__ = [
 Mode = Literal["single", "cluster"]
 
 
+class ServerLimits(msgspec.Struct, frozen=True, kw_only=True):
+    """The storage a standalone server has for JetStream, as its config states it.
+
+    The server's ``jetstream { max_file_store, max_memory_store }`` in bytes; the
+    server's own defaults (75% of the free disk of ``store_dir``, 75% of the RAM) come
+    from the machine, so ``None`` (not known) leaves the stream storage check out and
+    ``assumed`` says so. The server refuses a create whose ``max_bytes`` exceeds what
+    remains.
+
+    Attributes:
+        max_file_store: ``max_file_store`` (bytes), ``None`` when not known.
+        max_memory_store: ``max_memory_store`` (bytes), ``None`` when not known.
+    """
+
+    max_file_store: int | None = None
+    max_memory_store: int | None = None
+
+
 class Context(msgspec.Struct, frozen=True, kw_only=True):
     """What a check may look at besides the config itself.
 
@@ -78,12 +98,15 @@ class Context(msgspec.Struct, frozen=True, kw_only=True):
             (checks that need it are then skipped, and say so in ``assumes``).
         op: for ``create``: the request, ``create`` or ``update`` (the create
             handler's own checks and ``addStream``'s are not made on an update).
+        limits: the server's storage limits when the caller knows them (``None``:
+            the checks that need them pass, and say so in ``assumes``).
     """
 
     phase: Phase
     mode: Mode
     stream: Any = None
     op: Literal["create", "update"] = "create"
+    limits: ServerLimits | None = None
 
 
 class CheckFailure(msgspec.Struct, frozen=True, kw_only=True):
@@ -119,6 +142,7 @@ class Registered(msgspec.Struct, frozen=True):
     assumes: str = ""
     needs_stream: bool = False
     guard: str = ""
+    assumes_when: str = ""
 
 
 STREAM: Final[dict[str, Registered]] = {}
@@ -144,7 +168,12 @@ _CheckFn = TypeVar(
 
 
 def register(
-    check_id: str, *, guard: str = "", assumes: str = "", needs_stream: bool = False
+    check_id: str,
+    *,
+    guard: str = "",
+    assumes: str = "",
+    assumes_when: str = "",
+    needs_stream: bool = False,
 ) -> Callable[[_CheckFn], _CheckFn]:
     """Register a check function under ``check_id`` (``stream.x`` or ``consumer.x``).
 
@@ -159,6 +188,8 @@ def register(
             ``tests/unit/test_configchecks_*.py`` hold every guard true on every config
             its check refuses.
         assumes: what the check assumes when the inventory lacks a fact.
+        assumes_when: a Python expression over ``c`` and ``_ctx``, as ``guard``:
+            ``assumes`` is said only for a config it holds for (``""``: always).
         needs_stream: a consumer check that needs its stream's config.
     """
     table = STREAM if check_id.startswith("stream.") else CONSUMER
@@ -167,7 +198,9 @@ def register(
         if check_id in table:
             msg = f"check {check_id!r} registered twice"
             raise RuntimeError(msg)
-        table[check_id] = Registered(check_id, function, assumes, needs_stream, guard)
+        table[check_id] = Registered(
+            check_id, function, assumes, needs_stream, guard, assumes_when
+        )
         return function
 
     return wrap
@@ -525,17 +558,44 @@ def stored_config(
     return stored
 
 
-def assumptions(kind: str, profile: ServerProfile, context: Context) -> tuple[str, ...]:
-    """What the checks made on ``context`` assumed, as sentences (no duplicates)."""
+def assumptions(
+    kind: str, profile: ServerProfile, context: Context, config: Any = None
+) -> tuple[str, ...]:
+    """What the checks made on ``context`` assumed, as sentences (no duplicates).
+
+    A check's ``assumes_when`` sentence is said only for a ``config`` it holds for
+    (never without a config).
+    """
     out: dict[str, None] = {}
     for registered, _spec in plan(profile, kind, context.phase):
         if registered.needs_stream and context.stream is None:
             out[f"{registered.id}: not checked (the stream's config is not known)"] = (
                 None
             )
-        elif registered.assumes:
+        elif registered.assumes and (
+            not registered.assumes_when
+            or (config is not None and _assumes_when(registered)(config, context))
+        ):
             out[f"{registered.id}: assumed {registered.assumes}"] = None
     return tuple(out)
+
+
+def conditional_assumptions(kind: str, profile: ServerProfile, phase: Phase) -> bool:
+    """Whether a check of the plan assumes only for some configs (``assumes_when``)."""
+    return any(r.assumes_when for r, _spec in plan(profile, kind, phase))
+
+
+_WHEN: dict[str, Callable[[Any, Context], bool]] = {}
+
+
+def _assumes_when(registered: Registered) -> Callable[[Any, Context], bool]:
+    """``assumes_when`` compiled once (it may call its module's helpers)."""
+    found = _WHEN.get(registered.id)
+    if found is None:
+        namespace = dict(registered.function.__globals__)
+        code = f"lambda c, _ctx: bool({registered.assumes_when})"
+        found = _WHEN[registered.id] = eval(code, namespace)  # noqa: S307 - the module's own text
+    return found
 
 
 # the check modules register themselves on import, in the server's order

@@ -127,6 +127,11 @@ def _generation(spec: ConfigCheck) -> Generation:
     return "2.10"
 
 
+def _bare_empty(spec: ConfigCheck) -> bool:
+    """A mapping error about an empty destination token has no `` in `` (2.12.5+)."""
+    return "bare-empty" in flags(spec.variant)
+
+
 # --- the create handler (jsStreamCreateRequest), before checkStreamCfg
 
 
@@ -156,6 +161,57 @@ def _create_mirror_direct(
     if context.op == "update":
         return _PASS
     return _FAIL if config.mirror_direct and config.mirror is None else _PASS
+
+
+def storage_limit(config: Any, context: Context) -> int | None:
+    """The server limit a create's ``max_bytes`` is held to, ``None`` if not known.
+
+    ``max_memory_store`` for a memory stream, ``max_file_store`` for a file stream.
+    """
+    limits = context.limits
+    if limits is None:
+        return None
+    if config.storage == "memory":
+        return limits.max_memory_store
+    return limits.max_file_store if config.storage == "file" else None
+
+
+@register(
+    "stream.storage_limits",
+    guard="_ctx.limits is not None and _ctx.mode == 'single'",
+    assumes=(
+        "max_bytes fits the server's max_file_store or max_memory_store (by "
+        "default 75% of the free disk or of the RAM) and the account's limits, "
+        "which are not known (a standalone server refuses more with 500 "
+        "'insufficient storage/memory resources available' before its config "
+        "checks, a cluster with 400 'no suitable peers for placement, "
+        "insufficient storage' after them; give a standalone server's limits for "
+        "an exact answer)"
+    ),
+    assumes_when=(
+        "_ctx.op == 'create' and c.max_bytes > 0 "
+        "and (_ctx.mode != 'single' or storage_limit(c, _ctx) is None)"
+    ),
+)
+def _storage_limits(
+    config: Any, context: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """A standalone server refuses a create whose max_bytes exceeds its storage.
+
+    ``jsNonClusteredStreamLimitsCheck``: before ``checkStreamCfg``; a negative
+    ``max_bytes`` counts as one byte. No other stream is assumed to reserve storage.
+    """
+    if context.op == "update" or context.mode != "single":
+        return _PASS
+    limit = storage_limit(config, context)
+    wanted = 1 if config.max_bytes < 0 else config.max_bytes
+    if limit is None or wanted <= limit:
+        return _PASS
+    return {
+        "error": "memory_resources"
+        if config.storage == "memory"
+        else "storage_resources"
+    }
 
 
 # --- checkStreamCfg, in its order
@@ -598,7 +654,12 @@ def _mirror_transforms(
         if (src or legacy) and not is_valid_subject(src):
             return {"error": "mirror_transform_source", "err": f"invalid subject {src}"}
         if not legacy:
-            error = validate_mapping_error(src, transform.dest, _generation(spec))
+            error = validate_mapping_error(
+                src,
+                transform.dest,
+                _generation(spec),
+                bare_empty=_bare_empty(spec),
+            )
             if error is not None:
                 return {"error": "mirror_transform_dest", "err": error}
         for inner, other in enumerate(sources):
@@ -675,7 +736,7 @@ def _sources(config: Any, _c: Context, spec: ConfigCheck) -> Mapping[str, str] |
         found = (
             _source_filters_legacy(transforms)
             if "legacy" in given
-            else _source_filters(transforms, _generation(spec))
+            else _source_filters(transforms, _generation(spec), _bare_empty(spec))
         )
         if found is not None:
             return found
@@ -694,14 +755,16 @@ def _api(source: Any) -> str | None:
 
 
 def _source_filters(
-    transforms: Sequence[Any], generation: Generation
+    transforms: Sequence[Any], generation: Generation, bare_empty: bool
 ) -> Mapping[str, str] | None:
     """2.11+: each transform's source and mapping, then the overlap of any two."""
     for transform in transforms:
         src = transform.src
         if src and not is_valid_subject(src):
             return {"error": "source_transform_source", "err": f"invalid subject {src}"}
-        error = validate_mapping_error(src, transform.dest, generation)
+        error = validate_mapping_error(
+            src, transform.dest, generation, bare_empty=bare_empty
+        )
         if error is not None:
             return {"error": "source_transform_dest", "err": error}
     sources = [t.src for t in transforms]
@@ -865,7 +928,9 @@ def _stream_transform(config: Any, spec: ConfigCheck) -> Mapping[str, str] | Non
     src = transform.src
     if src and not is_valid_subject(src):
         return {"error": "transform_source", "err": f"invalid subject {src}"}
-    error = validate_mapping_error(src, transform.dest, _generation(spec))
+    error = validate_mapping_error(
+        src, transform.dest, _generation(spec), bare_empty=_bare_empty(spec)
+    )
     if error is not None:
         return {"error": "transform_dest", "err": error}
     return _PASS
