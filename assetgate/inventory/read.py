@@ -53,7 +53,7 @@ from assetgate.wire import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator
+    from collections.abc import Callable, Iterable, Iterator, Sequence
 
 __all__ = [
     "MAX_DOCUMENT_BYTES",
@@ -67,6 +67,7 @@ __all__ = [
     "canonical_head",
     "line_data",
     "line_records",
+    "line_records_with",
     "plain_names",
     "read_inventory",
     "read_inventory_bytes",
@@ -433,17 +434,31 @@ def line_data(line: bytes, *, first: bool) -> bytes:
     return data
 
 
-def line_records(line: bytes, source: str, *, first: bool) -> list[InventoryEntry]:
+def line_records(line: bytes, source: str, *, first: bool) -> Sequence[InventoryEntry]:
     """The records of one inventory line, as every runner reads it.
 
     A line :func:`too_long` is one error; a blank one (see :func:`line_data`) holds
     none; any other holds at least one entry (a record, an error or an ignored one).
     ``first``: the line is the file's first non-blank one (it may start with a BOM).
     """
+    return line_records_with(line, source, first=first, read=read_records)
+
+
+def line_records_with(
+    line: bytes,
+    source: str,
+    *,
+    first: bool,
+    read: Callable[[bytes, str], Sequence[_T]],
+) -> Sequence[RecordError | _T]:
+    """:func:`line_records`, with the line's JSON read by ``read``.
+
+    ``read`` stands for :func:`read_records` (see :func:`read_inventory_with`).
+    """
     if too_long(line):
         return [too_long_error(source)]
     data = line_data(line, first=first)
-    return read_records(data, source) if data else []
+    return read(data, source) if data else ()
 
 
 def read_records(data: bytes, source: str) -> list[InventoryEntry]:
