@@ -47,10 +47,9 @@ from assetgate.catalogue.levels import (  # noqa: TC001 (Struct fields)
     ServerProfile,
 )
 from assetgate.inventory.read import (
-    Asset,
     Ignored,
     RecordError,
-    line_records,
+    line_records_with,
 )
 from assetgate.judge.gate import Judged, Mode, Verdict
 from assetgate.judge.outcomes import causes
@@ -58,7 +57,7 @@ from assetgate.judge.subjects import KEEP_SUBJECTS, find_overlaps
 from assetgate.run.aggregate import Tally
 from assetgate.run.collect import (
     Hashed,
-    judge_record,
+    LineJudge,
     settle_key,
     target_profile,
 )
@@ -237,6 +236,7 @@ def judge_batches(
     # per split, the SplitCount fields from ``rows`` on (_ROWS, _BLANK, _LINES, kinds)
     seen: dict[tuple[str, int], list[int]] = {}
     names: dict[str, tuple[str, int]] = {}
+    judge_line = LineJudge(ctx.profiles, ctx.mode, ctx.catalogue)
     for batch in batches:
         rows: list[tuple[Any, ...]] = []
         # Spark reads text as strings; as bytes (an Arrow view, no copy) for the reader
@@ -257,19 +257,18 @@ def judge_batches(
             # a split Spark did not count numbers from 0; the job refuses the run
             line = ctx.offsets.get(key, 0) + row + 1
             # as the file reader reads it (a BOM before the file's first record skipped)
-            entries = line_records(
+            entries = line_records_with(
                 value or b"",
                 f"{name}:{line}",
                 first=start == 0 and counts[_LINES] == 0,
+                read=judge_line,
             )
             if not entries:
                 counts[_BLANK] += 1
                 continue
             counts[_LINES] += 1
-            for index, record in enumerate(entries):
-                entry = _entry_row(
-                    ctx, record, (name, line, rank, index, record.source)
-                )
+            for index, item in enumerate(entries):
+                entry = _entry_row(item, (name, line, rank, index))
                 counts[_COUNTED.index(entry[0])] += 1
                 rows.append((*entry, None))
         yield _batch(schema, rows)
@@ -289,10 +288,9 @@ _NO_ASSET: Final = (None, None, None)  # cluster, account, stream of a non-asset
 
 
 def _entry_row(
-    ctx: ScanContext, record: Asset | RecordError | Ignored, head: tuple[Any, ...]
+    found: RecordError | Ignored | Hashed, head: tuple[Any, ...]
 ) -> tuple[Any, ...]:
-    """An ``ENTRY`` row up to ``reason``; ``head`` is (source_file ... source)."""
-    found = judge_record(record, ctx.profiles, ctx.mode, ctx.catalogue)
+    """An ``ENTRY`` row up to ``reason``; ``head`` is (source_file ... index)."""
     if isinstance(found, Hashed):
         verdict = found.judged.verdict
         return (
@@ -300,7 +298,7 @@ def _entry_row(
             verdict.cluster,
             verdict.account,
             verdict.stream,
-            *head[:-1],
+            *head,
             None,  # the source is the verdict's
             found.digest,
             _msgpack_encoder().encode(found.judged),
@@ -313,13 +311,24 @@ def _entry_row(
             "error",
             *_NO_ASSET,
             *head,
+            found.source,
             None,
             None,
             found.message,
             found.retriable,
             None,
         )
-    return ("ignored", *_NO_ASSET, *head, None, None, None, None, found.reason)
+    return (
+        "ignored",
+        *_NO_ASSET,
+        *head,
+        found.source,
+        None,
+        None,
+        None,
+        None,
+        found.reason,
+    )
 
 
 # --- stage 2: settle streams and find overlaps, one account per task ----------------------

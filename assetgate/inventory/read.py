@@ -53,21 +53,26 @@ from assetgate.wire import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator
+    from collections.abc import Callable, Iterable, Iterator, Sequence
 
 __all__ = [
     "MAX_DOCUMENT_BYTES",
     "MAX_LINE_BYTES",
     "TRANSIENT_ERR_CODES",
     "Asset",
+    "CanonicalHead",
     "Ignored",
     "InventoryEntry",
     "RecordError",
+    "canonical_head",
     "line_data",
     "line_records",
+    "line_records_with",
+    "plain_names",
     "read_inventory",
     "read_inventory_bytes",
     "read_inventory_stream",
+    "read_inventory_with",
     "read_records",
     "too_long",
     "too_long_error",
@@ -178,6 +183,8 @@ _BYTE_OFFSET: Final = re.compile(r"\(byte (\d+)\)")
 
 _Field: TypeAlias = msgspec.Raw | msgspec.UnsetType
 _T = TypeVar("_T")
+_ReadLine: TypeAlias = "Callable[[bytes, str], Iterable[_T]]"
+"""How a plain line's JSON is read: :func:`read_records`, or a reader standing for it."""
 
 
 class _Record(msgspec.Struct, frozen=True):
@@ -355,7 +362,23 @@ def read_inventory(
         An iterator of entries with sources ``file:line`` or ``file:line#n``.
     """
     for source in sources:
-        yield from _read_path(source)
+        yield from _read_path(source, read_records)
+
+
+def read_inventory_with(
+    sources: Iterable[str | os.PathLike[str]],
+    read: Callable[[bytes, str], Iterable[_T]],
+) -> Iterator[InventoryEntry | _T]:
+    """:func:`read_inventory`, with each plain line's JSON read by ``read``.
+
+    A plain line is one that is not a file's first record (which may start a
+    pretty-printed document) nor too long: :func:`read_inventory` gives its JSON and
+    source to :func:`read_records`. ``read`` takes its place, and must stand for what
+    :func:`read_records` would answer (``check`` reads and judges a plain canonical
+    record in one pass, and leaves any other line to :func:`read_records`).
+    """
+    for source in sources:
+        yield from _read_path(source, read)
 
 
 def read_inventory_stream(stream: BinaryIO, name: str) -> Iterator[InventoryEntry]:
@@ -368,7 +391,7 @@ def read_inventory_stream(stream: BinaryIO, name: str) -> Iterator[InventoryEntr
     Returns:
         An iterator of entries, as :func:`read_inventory` yields them for a file.
     """
-    return _read_stream(stream, name)
+    return _read_stream(stream, name, read=read_records)
 
 
 def read_inventory_bytes(data: bytes, name: str) -> Iterator[InventoryEntry]:
@@ -381,7 +404,7 @@ def read_inventory_bytes(data: bytes, name: str) -> Iterator[InventoryEntry]:
     Returns:
         An iterator of entries, as :func:`read_inventory` yields them for a file.
     """
-    return _read_stream(io.BytesIO(data), name)
+    return _read_stream(io.BytesIO(data), name, read=read_records)
 
 
 def too_long(line: bytes) -> bool:
@@ -411,17 +434,31 @@ def line_data(line: bytes, *, first: bool) -> bytes:
     return data
 
 
-def line_records(line: bytes, source: str, *, first: bool) -> list[InventoryEntry]:
+def line_records(line: bytes, source: str, *, first: bool) -> Sequence[InventoryEntry]:
     """The records of one inventory line, as every runner reads it.
 
     A line :func:`too_long` is one error; a blank one (see :func:`line_data`) holds
     none; any other holds at least one entry (a record, an error or an ignored one).
     ``first``: the line is the file's first non-blank one (it may start with a BOM).
     """
+    return line_records_with(line, source, first=first, read=read_records)
+
+
+def line_records_with(
+    line: bytes,
+    source: str,
+    *,
+    first: bool,
+    read: Callable[[bytes, str], Sequence[_T]],
+) -> Sequence[RecordError | _T]:
+    """:func:`line_records`, with the line's JSON read by ``read``.
+
+    ``read`` stands for :func:`read_records` (see :func:`read_inventory_with`).
+    """
     if too_long(line):
         return [too_long_error(source)]
     data = line_data(line, first=first)
-    return read_records(data, source) if data else []
+    return read(data, source) if data else ()
 
 
 def read_records(data: bytes, source: str) -> list[InventoryEntry]:
@@ -474,7 +511,9 @@ def read_records(data: bytes, source: str) -> list[InventoryEntry]:
 # --- reading files ------------------------------------------------------------------------
 
 
-def _read_path(path: str | os.PathLike[str]) -> Iterator[InventoryEntry]:
+def _read_path(
+    path: str | os.PathLike[str], read: _ReadLine[_T]
+) -> Iterator[InventoryEntry | _T]:
     name = os.fspath(path)
     try:
         stream = open(path, "rb")  # noqa: PTH123, SIM115 -- closed by the with below
@@ -488,12 +527,16 @@ def _read_path(path: str | os.PathLike[str]) -> Iterator[InventoryEntry]:
     with stream:
         info = os.fstat(stream.fileno())
         size = info.st_size if stat.S_ISREG(info.st_mode) else None
-        yield from _read_stream(stream, name, size=size)
+        yield from _read_stream(stream, name, size=size, read=read)
 
 
 def _read_stream(
-    stream: _Reader, name: str, *, size: int | None = None
-) -> Iterator[InventoryEntry]:
+    stream: _Reader,
+    name: str,
+    *,
+    size: int | None = None,
+    read: _ReadLine[_T],
+) -> Iterator[InventoryEntry | _T]:
     reader: _LineReader = stream
     line_no = 0
     first = True
@@ -529,7 +572,7 @@ def _read_stream(
             if rest:
                 reader = _Chain(rest, reader)
             continue
-        yield from read_records(data, source)
+        yield from read(data, source)
 
 
 def _read_first(
@@ -807,8 +850,8 @@ def _read_single(
     return Ignored(source=source, reason="JSON object in no known inventory format")
 
 
-class _Canonical(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """The canonical record, for the common case read in one decode.
+class CanonicalHead(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A canonical record's keys with its config left raw: the common case, one decode.
 
     A key it does not know sends the record the long way, where it is an error.
     """
@@ -829,7 +872,40 @@ class _Canonical(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     servers: _Field = msgspec.UNSET
 
 
-_CANONICAL: Final = msgspec.json.Decoder(_Canonical)
+_CANONICAL: Final = msgspec.json.Decoder(CanonicalHead)
+
+
+def canonical_head(data: bytes) -> CanonicalHead | None:
+    """A plain canonical stream or consumer record's keys, or ``None``: not plain.
+
+    ``data`` is a line's JSON (:func:`line_data`). ``None`` leaves the line to
+    :func:`read_records`, which reads any record.
+    """
+    if not data.startswith(b"{"):
+        return None
+    try:
+        head = _CANONICAL.decode(data)
+    except FAST_DECODE_FAILURES:
+        return None
+    return head if head.kind in {"stream", "consumer"} else None
+
+
+def plain_names(
+    head: CanonicalHead, name: str, durable_name: str
+) -> tuple[str, str] | None:
+    """The stream and name of a plain record whose config names it so, or ``None``.
+
+    ``name`` and ``durable_name`` are the config's (``""`` when absent). ``None``:
+    the names are missing or disagree, and :func:`read_records` says what that is.
+    """
+    if head.kind == "stream":
+        if not name or (head.stream and head.stream != name):
+            return None
+        return name, name
+    name = name or durable_name
+    if not head.stream or not name:
+        return None
+    return head.stream, name
 
 
 def _fast_canonical(data: bytes, source: str) -> Asset | None:
@@ -838,36 +914,31 @@ def _fast_canonical(data: bytes, source: str) -> Asset | None:
     Only records the general reader would turn into exactly this Asset are taken here;
     anything unusual (other kinds, missing names, odd types) goes the long way.
     """
-    if not data.startswith(b"{"):
+    head = canonical_head(data)
+    if head is None:
+        return None
+    config = bytes(head.config)
+    if not config.startswith(b"{"):
         return None
     try:
-        record = _CANONICAL.decode(data)
-        config = bytes(record.config)
-        if record.kind not in {"stream", "consumer"} or not config.startswith(b"{"):
-            return None
         names = _CONFIG_NAMES.decode(config)
     except FAST_DECODE_FAILURES:
         return None
-    if record.kind == "stream":
-        if not names.name or (record.stream and record.stream != names.name):
-            return None
-        stream = name = names.name
-    else:
-        stream, name = record.stream, names.name or names.durable_name
-        if not stream or not name:
-            return None
+    named = plain_names(head, names.name, names.durable_name)
+    if named is None:
+        return None
     return Asset(
         source=source,
-        cluster=record.cluster,
-        account=record.account or DEFAULT_ACCOUNT,
-        kind="stream" if record.kind == "stream" else "consumer",
-        stream=stream,
-        name=name,
+        cluster=head.cluster,
+        account=head.account or DEFAULT_ACCOUNT,
+        kind="stream" if head.kind == "stream" else "consumer",
+        stream=named[0],
+        name=named[1],
         config=config,
-        created=record.created,
-        observed_state=record.observed_state,
-        observed_reason=record.observed_reason,
-        server_version=record.server_version,
+        created=head.created,
+        observed_state=head.observed_state,
+        observed_reason=head.observed_reason,
+        server_version=head.server_version,
     )
 
 

@@ -16,7 +16,7 @@ prepared per-cluster plans that make it fast are one decision.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeAlias
 
 import msgspec
 
@@ -68,6 +68,7 @@ __all__ = [
     "decode_stored",
     "judge",
     "judge_many",
+    "plan_for",
     "settle",
     "untargeted",
 ]
@@ -185,12 +186,12 @@ def judge(
     """Judge one asset on its own: decode it as the target does and apply section 4.1."""
     plan = _PLANS.get((id(profile), id(catalogue), asset.kind, mode))
     if plan is None:
-        plan = _bind(profile, catalogue, asset.kind, mode)
+        plan = plan_for(profile, catalogue, asset.kind, mode)
     judged = plan.lean(asset)
     return judged if judged is not None else _general(asset, plan, mode)
 
 
-def _general(asset: Asset, plan: _Bound, mode: Mode) -> Judged:
+def _general(asset: Asset, plan: JudgePlan, mode: Mode) -> Judged:
     """:func:`judge` for any asset: the exact decode, then each step on its own."""
     profile = plan.profile
     decoded = decode_stored(asset, profile)
@@ -204,36 +205,67 @@ def _general(asset: Asset, plan: _Bound, mode: Mode) -> Judged:
     )
 
 
-class _Bound(NamedTuple):
+class JudgePlan(NamedTuple):
     """What judging one kind against one profile in one mode needs, bound once.
 
     ``lean`` judges the common asset in one pass (:func:`_lean`), or returns ``None``
-    for the general path; ``checker`` and ``noter`` are the load-time config checks
-    and notes (``None``: none apply). ``profile`` and ``catalogue`` are kept so that
-    the ids in the key stay theirs.
+    for the general path; ``decode`` and ``finish`` are its two halves, for a reader
+    that takes the asset's names from the decoded config. ``checker`` and ``noter``
+    are the load-time config checks and notes (``None``: none apply). ``profile``
+    and ``catalogue`` are kept so that the ids in the key stay theirs.
     """
 
     lean: Callable[[Asset], Judged | None]
+    decode: Callable[[bytes], Any | None]
+    finish: Finish
     checker: Callable[[Any], CheckFailure | None] | None
     noter: Callable[[Any], tuple[str, ...]] | None
     profile: ServerProfile
     catalogue: Catalogue
 
 
-_PLANS: dict[tuple[int, int, str, str], _Bound] = derived.cache(
+Finish: TypeAlias = (
+    "Callable[[Any, str, str, str, str, str, int | None], Judged | None]"
+)
+""":func:`_lean`'s second half: ``(config, source, cluster, account, stream, name,
+inherited)`` to the judgement of a plainly fine decoded config, or ``None``.
+``inherited`` is the replica count of the consumer's stream when it is known (what
+settling would fill in), else ``None``."""
+
+
+_PLANS: dict[tuple[int, int, str, str], JudgePlan] = derived.cache(
     "gate.plans", keyed_by="(id of profile, id of catalogue, kind, mode)"
 )
 
 
-def _bind(
+def plan_for(
     profile: ServerProfile, catalogue: Catalogue, kind: str, mode: Mode
-) -> _Bound:
-    checker = load_checker(profile, kind, mode)
-    noter = load_notes(profile, kind, mode)
-    lean = _lean(profile, catalogue, kind, checker, noter)
-    bound = _Bound(lean, checker, noter, profile, catalogue)
-    _PLANS[(id(profile), id(catalogue), kind, mode)] = bound
-    return bound
+) -> JudgePlan:
+    """The plan :func:`judge` judges ``kind`` with against ``profile`` in ``mode``."""
+    plan = _PLANS.get((id(profile), id(catalogue), kind, mode))
+    if plan is None:
+        checker = load_checker(profile, kind, mode)
+        noter = load_notes(profile, kind, mode)
+        decode = fast_path(profile.line, CONFIG_STRUCT[kind])
+        finish = _lean(profile, catalogue, kind, checker, noter)
+
+        def lean(asset: Asset) -> Judged | None:
+            config = decode(asset.config)
+            if config is None:
+                return None  # the exact decode (and maybe an error): the general path
+            return finish(
+                config,
+                asset.source,
+                asset.cluster,
+                asset.account,
+                asset.stream,
+                asset.name,
+                None,
+            )
+
+        plan = JudgePlan(lean, decode, finish, checker, noter, profile, catalogue)
+        _PLANS[(id(profile), id(catalogue), kind, mode)] = plan
+    return plan
 
 
 def _lean(
@@ -242,7 +274,7 @@ def _lean(
     kind: str,
     checker: Callable[[Any], CheckFailure | None] | None,
     noter: Callable[[Any], tuple[str, ...]] | None,
-) -> Callable[[Asset], Judged | None]:
+) -> Finish:
     """:func:`judge`'s answer in one pass for a config that is plainly fine.
 
     That is one that decodes cleanly on msgspec's fast path (no escape, every field
@@ -251,17 +283,21 @@ def _lean(
     else returns ``None``, and :func:`judge` takes the general path, whose answers a
     differential test holds this to.
     """
-    decode_fast = fast_path(profile.line, CONFIG_STRUCT[kind])
     features = features_for(catalogue, profile.line, kind)
     level = profile.api_level or 0
     any_level = profile.switches.offline == "none"  # no offline state: a stamp is moot
     target = profile.version.text
     stream = kind == "stream"
 
-    def lean(asset: Asset) -> Judged | None:
-        config = decode_fast(asset.config)
-        if config is None:
-            return None  # the exact decode (and maybe an error) on the general path
+    def finish(  # noqa: PLR0917 - a hot path: the asset's parts, not an object
+        config: Any,
+        source: str,
+        cluster: str,
+        account: str,
+        stream_name: str,
+        name: str,
+        inherited: int | None,
+    ) -> Judged | None:
         metadata = config.metadata
         if not any_level and not supports_required_level(metadata, level):
             return None  # offline: the general path words it
@@ -272,13 +308,14 @@ def _lean(
         if noter is not None:
             notes = noter(config)
         required, first = features(config)
+        replicas = _replicas(config, kind)
         verdict = Verdict(
-            source=asset.source,
-            cluster=asset.cluster,
-            account=asset.account,
-            kind=asset.kind,
-            stream=asset.stream,
-            name=asset.name,
+            source=source,
+            cluster=cluster,
+            account=account,
+            kind=kind,  # type: ignore[arg-type]  # a kind of CONFIG_STRUCT
+            stream=stream_name,
+            name=name,
             state="online",
             reason=None,
             target=target,
@@ -286,14 +323,20 @@ def _lean(
             required_level=required,
             min_server_version=first,
             drift=_drift(stamped, required, profile),
-            replicas=_replicas(config, kind),
+            replicas=inherited if replicas is None else replicas,
             notes=notes,
         )
-        return Judged(
-            verdict=verdict, subjects=_subjects(config, asset) if stream else ()
+        if not stream:
+            return Judged(verdict=verdict)
+        subjects = claimed_subjects(
+            config.subjects,
+            name=config.name or name,
+            mirror=config.mirror,
+            sources=config.sources,
         )
+        return Judged(verdict=verdict, subjects=subjects)
 
-    return lean
+    return finish
 
 
 def judge_many(
@@ -668,7 +711,7 @@ _RECOVERED: Final = frozenset({"online", "degraded"})
 
 
 def _load_checks(
-    config: Any, bound: _Bound
+    config: Any, bound: JudgePlan
 ) -> tuple[CheckFailure | None, tuple[str, ...]]:
     """The load-time check the config fails, else the notes that apply to it."""
     failed = None if bound.checker is None else bound.checker(config)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import itertools
 import os
 from typing import TYPE_CHECKING, Final, TypeAlias, TypeVar
 
@@ -27,7 +28,13 @@ from assetgate.catalogue.levels import (
     ServerProfile,
     load_catalogue,
 )
-from assetgate.inventory.read import Asset, Ignored, RecordError, read_inventory
+from assetgate.inventory.read import (
+    Asset,
+    Ignored,
+    RecordError,
+    read_inventory,
+    read_inventory_with,
+)
 from assetgate.judge.gate import Mode, asset_id
 from assetgate.judge.rules import (
     ALWAYS_FAIL,
@@ -43,7 +50,9 @@ from assetgate.run.collect import (
     CatalogueInfo,
     Collector,
     ErrorEntry,
+    Hashed,
     InventoryInfo,
+    LineJudge,
     Overlap,
     Parts,
     Report,
@@ -244,16 +253,14 @@ def _check(
     paths = [os.fspath(i) for i in items if isinstance(i, str | os.PathLike)]
     plans = split_files(paths, count) if count > 1 and len(paths) == len(items) else []
     if not any(ranges for _, ranges in plans):  # nothing worth a worker process
-        for record in counted(iter_records(items), progress, _JUDGING):
-            collector.add(record)
+        _add_all(collector, items, progress)
         if progress is not None:
             progress(_SETTLING, collector.records)
         return collector.report(targets, rules)
     with JudgePool(profiles=profiles, mode=mode, catalogue=cat, workers=count) as pool:
         for path, judged in pool.judge_files(plans):
             if judged is None:  # not split: read here, in input order
-                for record in iter_records([path]):
-                    collector.add(record)
+                _add_all(collector, [path], None)
             for item in judged or ():
                 if isinstance(item, tuple):
                     collector.add_judged(*item)
@@ -267,6 +274,28 @@ def _check(
         found = pool.find_overlaps(collector.kept_streams())
         verdicts = collector.verdicts()
         return collector.report(targets, rules, verdicts=verdicts, found=found())
+
+
+def _add_all(
+    collector: Collector,
+    inventory: Iterable[str | os.PathLike[str] | Asset | RecordError | Ignored],
+    progress: Progress | None,
+) -> None:
+    """Read, judge and add every record, in input order, in this process.
+
+    A plain line of a file is read and judged in one pass (:class:`LineJudge`); its
+    consumers take the replica count of a stream already added.
+    """
+    judge_line = LineJudge(
+        collector.profiles, collector.mode, collector.cat, collector.streams
+    )
+    records, paths = _split(inventory)
+    found = itertools.chain(records, read_inventory_with(paths, judge_line))
+    for record in counted(found, progress, _JUDGING):
+        if isinstance(record, Hashed):
+            collector.add_judged(record.digest, record.judged)
+        else:
+            collector.add(record)
 
 
 _JUDGING: Final = "reading and judging"
@@ -297,14 +326,24 @@ def iter_records(
     inventory: Iterable[str | os.PathLike[str] | Asset | RecordError | Ignored],
 ) -> Iterator[Asset | RecordError | Ignored]:
     """Records given directly pass through; paths are read with the inventory reader."""
+    records, paths = _split(inventory)
+    yield from records
+    if paths:
+        yield from read_inventory(paths)
+
+
+def _split(
+    inventory: Iterable[str | os.PathLike[str] | Asset | RecordError | Ignored],
+) -> tuple[list[Asset | RecordError | Ignored], list[str | os.PathLike[str]]]:
+    """The records given directly, and the paths to read after them."""
+    records: list[Asset | RecordError | Ignored] = []
     paths: list[str | os.PathLike[str]] = []
     for item in inventory:
         if isinstance(item, Asset | RecordError | Ignored):
-            yield item
+            records.append(item)
         else:
             paths.append(item)
-    if paths:
-        yield from read_inventory(paths)
+    return records, paths
 
 
 def finding_rules(report: Report, fail_on: Iterable[str]) -> list[str]:

@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 
 import msgspec
 
-from assetgate.inventory.read import Asset, Ignored, RecordError
+from assetgate.inventory.read import (
+    Asset,
+    Ignored,
+    RecordError,
+    canonical_head,
+    plain_names,
+    read_records,
+)
 from assetgate.judge.accept import Acceptance, apply_acceptances, parse_accept
 from assetgate.judge.gate import (
     STATES,
@@ -25,6 +32,7 @@ from assetgate.judge.gate import (
     Mode,
     Verdict,
     judge,
+    plan_for,
     settle,
     untargeted,
 )
@@ -35,14 +43,17 @@ from assetgate.judge.outcomes import (
     health_failures,
 )
 from assetgate.judge.subjects import KEEP_SUBJECTS, find_overlaps
+from assetgate.wire import DEFAULT_ACCOUNT
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
     from assetgate.catalogue.levels import Catalogue, ServerProfile
     from assetgate.inventory.read import InventoryEntry
+    from assetgate.judge.gate import JudgePlan
 
 AccountKey = tuple[str, str]  # (cluster, account)
+StreamKey = tuple[str, str, str]  # (cluster, account, stream)
 Collision = tuple[str, str, str, str]  # stream, its subject, other stream, its subject
 
 __all__ = [
@@ -52,6 +63,7 @@ __all__ = [
     "Collector",
     "ErrorEntry",
     "InventoryInfo",
+    "LineJudge",
     "Overlap",
     "Parts",
     "Report",
@@ -114,6 +126,86 @@ def judge_record(
     if profile is None:
         return untargeted(record)
     return Hashed(asset_hash(record), judge(record, profile, mode, cat))
+
+
+class LineJudge:
+    """One inventory line read, judged and hashed, as every runner does it.
+
+    A plain canonical record (:func:`~assetgate.inventory.read.canonical_head`) whose
+    config decodes on msgspec's fast path and is plainly fine (the ``finish`` of
+    :func:`~assetgate.judge.gate.plan_for`) is judged in one pass, its names taken
+    from the decoded config. Any other line is read by :func:`read_records` and each
+    of its records judged by :func:`judge_record`, and a differential test holds the
+    one pass to that.
+
+    ``streams``: the streams judged so far, by key (the first record of each). A
+    consumer of one of them takes its stream's replica count at once when it has none,
+    as settling would give it; a runner that sees only part of the input passes none.
+    """
+
+    def __init__(
+        self,
+        profiles: Mapping[str, ServerProfile],
+        mode: Mode,
+        cat: Catalogue,
+        streams: Mapping[StreamKey, Judged] | None = None,
+    ) -> None:
+        """A line judge against ``profiles`` (one per cluster, ``"*"`` the default)."""
+        self.profiles, self.mode, self.cat = profiles, mode, cat
+        self.streams: Mapping[StreamKey, Judged] = {} if streams is None else streams
+        self._plans: dict[tuple[str, str], JudgePlan | None] = {}
+
+    def __call__(
+        self, data: bytes, source: str
+    ) -> Sequence[RecordError | Ignored | Hashed]:
+        """The judged records of one line's JSON (``data``, from ``line_data``)."""
+        found = self.plain(data, source)
+        if found is not None:
+            return (found,)
+        profiles, mode, cat = self.profiles, self.mode, self.cat
+        return [
+            judge_record(record, profiles, mode, cat)
+            for record in read_records(data, source)
+        ]
+
+    def plain(self, data: bytes, source: str) -> Hashed | None:
+        """A plain line judged in one pass, or ``None``: the general path decides."""
+        head = canonical_head(data)
+        if head is None:
+            return None
+        cluster, kind = head.cluster, head.kind
+        plan = self._plans.get((cluster, kind), _UNBOUND)
+        if plan is _UNBOUND:
+            profile = profile_for(self.profiles, cluster)
+            plan = self._plans[(cluster, kind)] = (
+                None
+                if profile is None
+                else plan_for(profile, self.cat, kind, self.mode)
+            )
+        if plan is None:
+            return None  # no target: the general path says so
+        config = bytes(head.config)
+        decoded = plan.decode(config)
+        if decoded is None:
+            return None
+        named = plain_names(
+            head, decoded.name, "" if kind == "stream" else decoded.durable_name
+        )
+        if named is None:
+            return None
+        stream, name = named
+        account = head.account or DEFAULT_ACCOUNT
+        inherited = None
+        if kind == "consumer":
+            owner = self.streams.get((cluster, account, stream))
+            inherited = None if owner is None else owner.verdict.replicas
+        judged = plan.finish(decoded, source, cluster, account, stream, name, inherited)
+        if judged is None:
+            return None
+        return Hashed(_hash(cluster, account, kind, stream, name, config), judged)
+
+
+_UNBOUND: Final[JudgePlan] = object()  # type: ignore[assignment]  # a sentinel
 
 
 class KeySettled(NamedTuple):
@@ -560,8 +652,16 @@ def assemble(
 
 def asset_hash(asset: Asset) -> bytes:
     """What a verdict depends on: where the asset lives, what it is, its stored config."""
-    head = f"{asset.cluster}\x00{asset.account}\x00{asset.kind}\x00{asset.stream}\x00{asset.name}"
-    return hashlib.sha256(head.encode() + b"\x00" + asset.config).digest()
+    return _hash(
+        asset.cluster, asset.account, asset.kind, asset.stream, asset.name, asset.config
+    )
+
+
+def _hash(  # noqa: PLR0917 - the parts of an asset, read without making one
+    cluster: str, account: str, kind: str, stream: str, name: str, config: bytes
+) -> bytes:
+    head = f"{cluster}\x00{account}\x00{kind}\x00{stream}\x00{name}\x00"
+    return hashlib.sha256(head.encode() + config).digest()
 
 
 def inventory_digest(hashes: list[bytes]) -> str:

@@ -24,11 +24,11 @@ import msgspec
 from assetgate.inventory.read import (
     Ignored,
     RecordError,
-    line_records,
+    line_records_with,
 )
 from assetgate.judge.gate import Judged, Mode
 from assetgate.judge.subjects import find_overlaps
-from assetgate.run.collect import AccountKey, Collision, judge_record
+from assetgate.run.collect import AccountKey, Collision, LineJudge
 from assetgate.wire import FAST_DECODE_FAILURES
 
 if TYPE_CHECKING:
@@ -217,10 +217,11 @@ def _judge_range(path: str, span: Span) -> bytes:
         handle.seek(start)
         data = handle.read(end - start)
     number = first_line
+    judge_line = LineJudge(profiles, mode, catalogue)
     for line in data.split(b"\n"):
         # files with a BOM are not split, so no range holds the first record's BOM
-        for record in line_records(line, f"{path}:{number}", first=False):
-            found = judge_record(record, profiles, mode, catalogue)
+        source = f"{path}:{number}"
+        for found in line_records_with(line, source, first=False, read=judge_line):
             if isinstance(found, RecordError):
                 chunk.errors.append(found)
             elif isinstance(found, Ignored):

@@ -338,7 +338,7 @@ def test_the_lean_pass_judges_as_the_general_path(catalogue: Catalogue) -> None:
         profile = catalogue.server(release)
         for mode in ("single", "cluster"):
             for asset in assets:
-                plan = gate._bind(profile, catalogue, asset.kind, mode)
+                plan = gate.plan_for(profile, catalogue, asset.kind, mode)
                 lean = plan.lean(asset)
                 judged += 1
                 if lean is not None:
