@@ -52,6 +52,7 @@ __all__ = [
     "decode_signature",
     "decoder",
     "fast_path",
+    "given_fields",
     "reproduces",
 ]
 
@@ -852,6 +853,24 @@ class _Where(NamedTuple):
 
     struct: str
     fields: list[str]
+
+
+def given_fields(data: bytes, line: ReleaseLine, struct: str) -> frozenset[str]:
+    """The fields of ``struct`` that a JSON object's top-level keys set.
+
+    Keys match as Go's decoder matches them: exactly, else case-folded. A key that
+    names no field sets none; a document that is no object sets nothing.
+    """
+    try:
+        keys = _TOP_KEYS.decode(data)
+    except FAST_DECODE_FAILURES:
+        return frozenset()
+    exact, folded, _owners_map = _lookup(line, struct)
+    found = (exact.get(key) or folded.get(_fold(key)) for key in keys)
+    return frozenset(field[0] for field in found if field is not None)
+
+
+_TOP_KEYS: Final = msgspec.json.Decoder(dict[str, msgspec.Raw])
 
 
 def _lookup(

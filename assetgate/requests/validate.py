@@ -29,7 +29,7 @@ from assetgate.catalogue.levels import (
     load_catalogue,
 )
 from assetgate.catalogue.model import CONFIG_STRUCT, stream_request
-from assetgate.decoding.decode import Decoded, decode, fast_path
+from assetgate.decoding.decode import Decoded, decode, fast_path, given_fields
 from assetgate.errors import InvalidArgument, InvalidServerVersion
 from assetgate.judge.configchecks import (
     Context,
@@ -319,6 +319,7 @@ def _validate(
         stream=None if stream is None else _decode_existing(stream, "stream", profile),
         op=op,
         limits=limits,
+        given=None if limits is None else _given(raw, kind, profile),
     )
     failure = first_failure(kind, config_value, profile, context)
     if failure is not None:
@@ -532,6 +533,13 @@ def _as_bytes(config: bytes | str | Mapping[str, Any]) -> bytes:
     except (TypeError, ValueError, RecursionError) as exc:
         msg = f"config is not JSON-encodable: {exc}"
         raise InvalidArgument(msg) from None
+
+
+def _given(raw: bytes, kind: AssetKind, profile: ServerProfile) -> frozenset[str]:
+    """The top-level fields a stream request sets (a consumer's: none are asked)."""
+    if kind != "stream":
+        return frozenset()
+    return given_fields(raw, profile.line, stream_request(profile.line))
 
 
 def _decode_request(raw: bytes, kind: AssetKind, profile: ServerProfile) -> Decoded:

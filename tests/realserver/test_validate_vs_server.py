@@ -169,6 +169,36 @@ LIMIT_CASES: Final = (
         "sealed_before_limits",
         {"name": "L7", "subjects": ["l7"], "max_bytes": LIMIT + 1, "sealed": True},
     ),
+    # without "storage" the create handler's check passes (Go's zero is neither file
+    # nor memory): the limits meet the stream after checkStreamCfg, as a file stream
+    (
+        "no_storage_config_check_first",
+        {"name": "L8", "subjects": ["l8"], "max_bytes": 2**31, "duplicate_window": 1},
+    ),
+    (
+        "file_storage_limits_first",
+        {
+            "name": "L9",
+            "subjects": ["l9"],
+            "storage": "file",
+            "max_bytes": 2**31,
+            "duplicate_window": 1,
+        },
+    ),
+    (
+        "no_storage_replicas_first",
+        {"name": "L10", "subjects": ["l10"], "max_bytes": 2**31, "num_replicas": 3},
+    ),
+    (
+        "folded_storage_key_limits_first",
+        {
+            "name": "L11",
+            "subjects": ["l11"],
+            "STORAGE": "file",
+            "max_bytes": 2**31,
+            "num_replicas": 3,
+        },
+    ),
 )
 
 HEADER_VALUES: Final = ("1", " 1", "+1", "01", "-1", "", "1 ", "1.0", "abc", "99")

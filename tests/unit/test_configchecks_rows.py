@@ -1383,9 +1383,20 @@ ROWS: Final[tuple[Row, ...]] = (
         {
             "name": "CK116",
             "subjects": ["ck116.>"],
+            "storage": "file",
             "max_bytes": 2 * 1024 * 1024,
             "description": "d" * 4097,
         },
+        None,
+        "2.12.8",
+        "create",
+        "single",
+        configchecks.ServerLimits(max_file_store=1024 * 1024),
+    ),
+    Row(
+        "stream.storage_limits_defaulted",
+        "stream",
+        {"name": "CK117", "subjects": ["ck117.>"], "max_bytes": 2 * 1024 * 1024},
         None,
         "2.12.8",
         "create",
@@ -1443,6 +1454,7 @@ def test_row_breaks_its_check(catalogue: Catalogue, row: Row) -> None:
         mode=row.mode,  # type: ignore[arg-type]
         stream=stream,
         limits=row.limits,
+        given=frozenset(row.config),  # the rows spell every key as its field
     )
     failure = configchecks.first_failure(
         row.kind, _decoded(row, catalogue, row.config), profile, context
@@ -1467,6 +1479,7 @@ def test_guard_holds_on_the_row(catalogue: Catalogue, row: Row) -> None:
         mode=row.mode,  # type: ignore[arg-type]
         stream=stream,
         limits=row.limits,
+        given=frozenset(row.config),  # the rows spell every key as its field
     )
     guarded = configchecks._compile(((registered, spec),), context, profile, row.kind)
     assert guarded is not None

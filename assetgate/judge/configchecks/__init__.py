@@ -100,6 +100,9 @@ class Context(msgspec.Struct, frozen=True, kw_only=True):
             handler's own checks and ``addStream``'s are not made on an update).
         limits: the server's storage limits when the caller knows them (``None``:
             the checks that need them pass, and say so in ``assumes``).
+        given: the request's top-level fields, by their Go names, that its keys
+            set (``None``: not known, as for a stored config): a zero value the
+            request leaves out is not always the one the checks default it to.
     """
 
     phase: Phase
@@ -107,6 +110,7 @@ class Context(msgspec.Struct, frozen=True, kw_only=True):
     stream: Any = None
     op: Literal["create", "update"] = "create"
     limits: ServerLimits | None = None
+    given: frozenset[str] | None = None
 
 
 class CheckFailure(msgspec.Struct, frozen=True, kw_only=True):

@@ -176,6 +176,25 @@ def storage_limit(config: Any, context: Context) -> int | None:
     return limits.max_file_store if config.storage == "file" else None
 
 
+def _over_limits(config: Any, context: Context) -> Mapping[str, str] | None:
+    """``checkBytesLimits`` of a standalone create: the storage's error, or ``None``.
+
+    A negative ``max_bytes`` counts as one byte. No other stream is assumed to reserve
+    storage.
+    """
+    if context.op == "update" or context.mode != "single":
+        return None
+    limit = storage_limit(config, context)
+    wanted = 1 if config.max_bytes < 0 else config.max_bytes
+    if limit is None or wanted <= limit:
+        return None
+    return {
+        "error": "memory_resources"
+        if config.storage == "memory"
+        else "storage_resources"
+    }
+
+
 @register(
     "stream.storage_limits",
     guard="_ctx.limits is not None and _ctx.mode == 'single'",
@@ -198,20 +217,14 @@ def _storage_limits(
 ) -> Mapping[str, str] | None:
     """A standalone server refuses a create whose max_bytes exceeds its storage.
 
-    ``jsNonClusteredStreamLimitsCheck``: before ``checkStreamCfg``; a negative
-    ``max_bytes`` counts as one byte. No other stream is assumed to reserve storage.
+    ``jsNonClusteredStreamLimitsCheck``, before ``checkStreamCfg``, on the request as
+    decoded: only a request that names its ``storage`` is held there (absent, it is
+    Go's zero, neither file nor memory); ``stream.storage_limits_defaulted`` holds
+    the others after the config checks.
     """
-    if context.op == "update" or context.mode != "single":
+    if context.given is None or "storage" not in context.given:
         return _PASS
-    limit = storage_limit(config, context)
-    wanted = 1 if config.max_bytes < 0 else config.max_bytes
-    if limit is None or wanted <= limit:
-        return _PASS
-    return {
-        "error": "memory_resources"
-        if config.storage == "memory"
-        else "storage_resources"
-    }
+    return _over_limits(config, context)
 
 
 # --- checkStreamCfg, in its order
@@ -1060,6 +1073,22 @@ def _standalone(
     if context.mode == "single" and config.num_replicas > 1:
         return _FAIL
     return _PASS
+
+
+@register(
+    "stream.storage_limits_defaulted",
+    guard="_ctx.limits is not None and _ctx.mode == 'single'",
+)
+def _storage_limits_defaulted(
+    config: Any, context: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """The limits again in ``addStreamWithAssignment``, the storage defaulted to file.
+
+    After ``checkStreamCfg`` and the standalone replicas check (``checkAllLimits``): a
+    request without ``storage`` meets the limits here, as a file stream. One that
+    names it was already held to them by ``stream.storage_limits``, alike.
+    """
+    return _over_limits(config, context)
 
 
 @register("stream.template_owner", guard="c.template_owner")
