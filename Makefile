@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.assetgate-installed
 DEMO_SERVER ?= 2.11.11
 
-.PHONY: demo test fast lint bench clean java fidelity fuzz
+.PHONY: demo test fast lint bench clean java fidelity fuzz fuzz-servers
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -42,6 +42,16 @@ fidelity: $(STAMP)
 ## fuzz: the fuzz targets (inventory reader, validate) for minutes, not seconds
 fuzz: $(STAMP)
 	@HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/fuzz -q
+
+## fuzz-servers: the differential test with many random creates per release and kind
+## against real servers; a fresh seed each run (printed), or DIFF_SEED=N to repeat one
+DIFF_N ?= 100000
+DIFF_SEED ?= $(shell date +%s)
+DIFF_SEED := $(DIFF_SEED)# expanded once: the seed printed is the seed used
+fuzz-servers: $(STAMP)
+	@echo "differential test: ASSETGATE_DIFF_N=$(DIFF_N) ASSETGATE_DIFF_SEED=$(DIFF_SEED)"
+	@ASSETGATE_DIFF_N=$(DIFF_N) ASSETGATE_DIFF_SEED=$(DIFF_SEED) \
+		$(BIN)/python -m pytest tests/realserver/test_differential.py -q -m realserver
 
 java:
 	@command -v java >/dev/null || { echo "Java 17+ is required for Spark (apt-get install -y openjdk-17-jre-headless)" >&2; exit 2; }

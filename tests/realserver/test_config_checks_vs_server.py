@@ -17,6 +17,7 @@ import pytest
 
 import assetgate
 from tests.realserver.conftest import Servers
+from tests.support import differential
 from tests.support.natsserver import NatsServer, raw_request
 
 if TYPE_CHECKING:
@@ -391,16 +392,6 @@ def own(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
         registry.close()
 
 
-def _nonzero(value: Any) -> Any:
-    """A JSON value without its zero values (the server omits most of them)."""
-    if isinstance(value, dict):
-        kept = {k: _nonzero(v) for k, v in value.items() if k != "metadata"}
-        return {k: v for k, v in kept.items() if v not in (0, "", False, None, [], {})}
-    if isinstance(value, list):
-        return [_nonzero(v) for v in value]
-    return value
-
-
 def _reply_of(predicted: assetgate.Validation) -> dict[str, Any] | None:
     """The error reply validate predicts, as the server's JSON (None: accepted)."""
     error = predicted.error
@@ -413,21 +404,12 @@ def _reply_of(predicted: assetgate.Validation) -> dict[str, Any] | None:
     }
 
 
-_ENUM_ZEROS: Final = ("default", "none")
-"""Zero values of enums the server omits (``persist_mode``, ``priority_policy``)."""
-
-
 def _stored(reply: dict[str, Any], predicted: assetgate.Validation) -> tuple[Any, Any]:
-    """(the config the server reports, the one validate predicts), zero values left out.
-
-    A key the server's JSON omits may hold an enum's zero value in the prediction.
-    """
+    """(the config the server reports, the one validate predicts), comparable."""
     served = reply.get("config") if "error" not in reply else None
     if served is None or predicted.stored_config is None:
         return served, predicted.stored_config
-    stored = _nonzero(predicted.stored_config)
-    omitted = {k for k, v in stored.items() if k not in served and v in _ENUM_ZEROS}
-    return _nonzero(served), {k: v for k, v in stored.items() if k not in omitted}
+    return differential.stored_pair(served, predicted.stored_config)
 
 
 @pytest.mark.parametrize("version", VERSIONS)

@@ -19,6 +19,7 @@ import pytest
 
 import assetgate
 from tests.realserver.conftest import Running
+from tests.support import differential
 from tests.support.natsserver import Client, NatsServer, raw_request
 
 if TYPE_CHECKING:
@@ -30,7 +31,6 @@ pytestmark = pytest.mark.realserver
 
 VERSIONS: Final = ("2.10.26", "2.11.11", "2.12.8", "2.14.6", "2.15.1")
 HEADER_VERSIONS: Final = ("2.12.8", "2.15.1")
-DYNAMIC_KEYS: Final = frozenset({"_nats.ver", "_nats.level"})
 API_LEVEL_HEADER: Final = "Nats-Required-Api-Level"
 BASE_STREAM: Final = "CBASE"
 BASE_CONFIG: Final = b'{"name":"CBASE","subjects":["cbase.>"]}'
@@ -384,14 +384,6 @@ def _set_fields(body: bytes, dropped: tuple[str, ...]) -> list[str]:
     return [key for key, value in request.items() if _is_set(value)]
 
 
-def _stored(metadata: dict[str, str] | None, version: str) -> dict[str, str] | None:
-    """INFO metadata without the keys 2.11+ add to every reply (2.10: all of it)."""
-    if metadata is None or version.startswith("2.10."):
-        return metadata
-    kept = {key: value for key, value in metadata.items() if key not in DYNAMIC_KEYS}
-    return kept or None
-
-
 def _assert_matches(
     running: Running,
     result: assetgate.Validation,
@@ -415,7 +407,7 @@ def _assert_matches(
 
     info = running.request(info_subject, b"")
     assert "error" not in info, info
-    stored = _stored(info["config"].get("metadata"), running.version)
+    stored = differential.info_metadata(info["config"].get("metadata"), running.version)
     assert stored == result.stamped_metadata
 
     for path in result.dropped_fields:

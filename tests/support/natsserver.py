@@ -59,6 +59,7 @@ STOP_TIMEOUT_S = 5.0
 """How long ``stop`` waits after SIGINT before it sends SIGKILL."""
 
 _LOG_TAIL_CHARS = 4000
+_API_RESPONSE_TYPE = "io.nats.jetstream.api.v1."
 _PORT_ATTEMPTS = 3
 _VERSION_RE = re.compile(r"[0-9]+(\.[0-9]+)*([-.+a-zA-Z0-9]*)")
 _PR_SET_PDEATHSIG = 1
@@ -637,6 +638,39 @@ class Client:
         """Send a request and return the reply decoded as a JSON object."""
         data, _ = self.request_msg(subject, payload, headers, timeout)
         return _decode_reply(subject, data)
+
+    def request_api(
+        self, subject: str, payload: bytes, timeout: float | None = None
+    ) -> dict[str, Any]:
+        """Send a JetStream API request and return the API's reply, skipping others.
+
+        A stream whose subjects match the request (``*.>``, accepted by 2.10) stores
+        it and, unless ``no_ack``, answers with a publish ack, which may arrive before
+        the API's reply; ``request_json`` would return that ack. This waits for the
+        reply whose ``type`` is a JetStream API response, up to ``timeout`` in all.
+        """
+        if self._nc is None:
+            raise NatsServerError("client not connected")
+        wait = self.timeout if timeout is None else timeout
+        return dict(self._run(self._api_reply(subject, payload, wait), wait + 1.0))
+
+    async def _api_reply(
+        self, subject: str, payload: bytes, wait: float
+    ) -> dict[str, Any]:
+        """The first reply to ``subject`` that is a JetStream API response."""
+        sub = await self._nc.subscribe(self._nc.new_inbox())
+        try:
+            await self._nc.publish(subject, payload, reply=sub.subject)
+            deadline = time.monotonic() + wait
+            while True:
+                msg = await sub.next_msg(
+                    timeout=max(0.001, deadline - time.monotonic())
+                )
+                reply = _decode_reply(subject, msg.data)
+                if str(reply.get("type", "")).startswith(_API_RESPONSE_TYPE):
+                    return reply
+        finally:
+            await sub.unsubscribe()
 
     def close(self) -> None:
         """Close the connection and the event loop. Idempotent."""
