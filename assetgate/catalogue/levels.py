@@ -95,6 +95,7 @@ class _StructDelta(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 class _EnumDelta(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     add: list[str] = msgspec.field(default_factory=list)
     remove: list[str] = msgspec.field(default_factory=list)
+    alias: dict[str, str] = msgspec.field(default_factory=dict)
     error: str | None = None
     match: EnumMatch | None = None
 
@@ -236,6 +237,9 @@ class EnumSpec(msgspec.Struct, frozen=True, kw_only=True):
 
     ``match`` is what the server compares with the values: the raw JSON token
     (``raw``), the token lower-cased (``lower``) or the decoded string (``string``).
+    ``alias`` maps other spellings the server accepts to the value they decode to
+    (``undefined`` is ``all``): the decoded config holds the value, as the server's
+    does, and the server shows it so.
     """
 
     name: str
@@ -243,6 +247,7 @@ class EnumSpec(msgspec.Struct, frozen=True, kw_only=True):
     error: str
     match: EnumMatch
     since: dict[str, str]
+    alias: dict[str, str] = msgspec.field(default_factory=dict)
 
 
 class Rule(msgspec.Struct, frozen=True, kw_only=True):
@@ -887,12 +892,20 @@ class _Fold:
                 self.problems.append(f"{name}: enum {enum!r} has no error text")
                 error = ""
             match: EnumMatch = delta.match or (old.match if old else "raw")
+            alias = {**(old.alias if old else {}), **delta.alias}
+            for spelling, value in alias.items():
+                where = f"{name}: alias {enum}={spelling!r}"
+                if spelling in values:
+                    self.problems.append(f"{where}: already a value")
+                elif value not in values:
+                    self.problems.append(f"{where}: {value!r} is not a value")
             self.enums[enum] = EnumSpec(
                 name=enum,
                 values=tuple(values),
                 error=error,
                 match=match,
                 since=since_map,
+                alias=alias,
             )
         return added
 

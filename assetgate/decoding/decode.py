@@ -202,6 +202,7 @@ def reproduces(older: ReleaseLine, newer: ReleaseLine, struct: str) -> bool:
         new.match == old.match
         and new.values[:1] == old.values[:1]
         and set(old.values) <= set(new.values)
+        and old.alias.items() <= new.alias.items()
         for old, new in ((old_enums[name], new_enums[name]) for name in old_enums)
     )
 
@@ -801,6 +802,8 @@ class _Exact:
             text = "" if item is None else item
             if text in enum.values:
                 return text
+            if text in enum.alias:
+                return enum.alias[text]
         elif (
             isinstance(item, str)
             and not isinstance(item, _Float)
@@ -809,6 +812,8 @@ class _Exact:
             value = item.lower() if enum.match == "lower" else item
             if value in enum.values:
                 return value
+            if value in enum.alias:  # the fast path refuses it: decoded here
+                return enum.alias[value]
         token = self._token(item)
         self._fail(enum.error.format(raw=goscan.go_quote(token), token=token))
         return _NO_VALUE

@@ -15,6 +15,7 @@ __all__ = [
     "MAX_DEPTH",
     "SyntaxProblem",
     "go_atoi",
+    "go_atoi_error",
     "go_quote",
     "go_quote_char",
     "scan",
@@ -341,3 +342,27 @@ def go_atoi(text: str, bits: int = 64) -> int | None:
     value = -value if text[:1] == "-" else value
     limit = 1 << (bits - 1)
     return value if -limit <= value < limit else None
+
+
+_UINT64_DIGITS: Final = 20  # len(str(2**64 - 1))
+
+
+def go_atoi_error(text: str, bits: int = 64) -> str | None:
+    """Why :func:`go_atoi` refuses ``text``: Go's ``invalid syntax`` or ``value out of range``.
+
+    ``None`` when it parses. Go reads the digits in order and stops where the number
+    overflows 64 bits, so digits that overflow before a non-digit are out of range.
+    """
+    if go_atoi(text, bits) is not None:
+        return None
+    digits = text[1:] if text[:1] in {"+", "-"} else text
+    end = next(
+        (i for i, char in enumerate(digits) if not "0" <= char <= "9"), len(digits)
+    )
+    read = digits[:end].lstrip("0")
+    overflows = len(read) > _UINT64_DIGITS or (
+        len(read) == _UINT64_DIGITS and int(read) >= 1 << 64
+    )
+    if not digits or (end < len(digits) and not overflows):
+        return "invalid syntax"
+    return "value out of range"

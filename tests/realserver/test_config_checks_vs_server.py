@@ -493,6 +493,7 @@ BASE_STREAMS: Final[dict[str, dict[str, Any]]] = {
         "subjects": ["ckl.>"],
         "consumer_limits": {"max_ack_pending": 10, "inactive_threshold": 60 * _S},
     },
+    "CKM": {"name": "CKM", "subjects": ["ckm.>"], "storage": "memory"},
 }
 
 
@@ -586,6 +587,75 @@ CONSUMER_CASES: Final[tuple[tuple[str, str, dict[str, Any]], ...]] = (
     ),
     ("flow_control_ack_wait", "CKB", _push(50, ack_policy="flow_control", ack_wait=_S)),
     ("flow_control_ok", "CKB", _push(51, ack_policy="flow_control")),
+    # ephemeral consumers store an inactive threshold of 5 s; durables keep theirs
+    ("ephemeral_inactive_threshold", "CKB", {"name": "ck52"}),
+    ("ephemeral_negative_threshold", "CKB", {"name": "ck53", "inactive_threshold": -1}),
+    ("legacy_ephemeral", "CKB", {}),
+    ("durable_negative_threshold", "CKB", _c(54, inactive_threshold=-1)),
+    # addConsumerWithAssignment, after checkConsumerCfg
+    ("wq_ack_all", "CKW", _c(55, ack_policy="all")),
+    ("wq_push_default_ack", "CKW", {"durable_name": "ck56", "deliver_subject": "d.56"}),
+    ("wq_deliver_new", "CKW", _c(57, deliver_policy="new")),
+    ("durable_too_long", "CKB", _c(58, durable_name="n" * 300)),
+    ("name_too_long_file", "CKB", {"name": "m" * 300}),
+    ("name_too_long_memory", "CKM", {"name": "k" * 300}),
+    ("durable_bad_name", "CKB", _c(59, durable_name="ck59*")),
+    ("name_bad", "CKB", {"name": "ck60>"}),
+    # the create handler's path separator check comes before every other
+    ("path_separator_name", "CKB", {"name": "ck61/x", "num_replicas": 3}),
+    ("path_separator_durable", "CKB", _c(62, durable_name="ck62\\x")),
+    ("sample_negative", "CKB", _c(63, sample_freq="-5")),
+    ("sample_out_of_range", "CKB", _c(64, sample_freq="99999999999999999999%")),
+    ("sample_out_of_range_first", "CKB", _c(65, sample_freq="-99999999999999999999x")),
+    (
+        "sample_negative_before_metadata",
+        "CKB",
+        _c(66, sample_freq="-1", metadata={"big": "v" * (128 * 1024)}),
+    ),
+    ("deliver_undefined", "CKB", _c(67, deliver_policy="undefined")),
+    (
+        "deliver_undefined_start",
+        "CKB",
+        _c(68, deliver_policy="undefined", opt_start_seq=5),
+    ),
+    # one loop tests each filter's validity, then its overlaps
+    (
+        "filters_overlap_before_invalid",
+        "CKB",
+        _c(69, filter_subjects=["ckb.a", "ckb..b", "ckb.a"]),
+    ),
+    (
+        "filters_invalid_before_overlap",
+        "CKB",
+        _c(70, filter_subjects=["ckb..b", "ckb.a", "ckb.a"]),
+    ),
+    (
+        "filters_partly_overlap_before_invalid",
+        "CKB",
+        _c(71, filter_subjects=["ckb.*.x", "ckb.b.*", "ckb..c"]),
+    ),
+    # negatives clamped before the checks from 2.12.0
+    (
+        "backoff_max_deliver_below_unlimited",
+        "CKB",
+        _c(72, max_deliver=-2, backoff=[_S]),
+    ),
+    (
+        "flow_control_negative_heartbeat",
+        "CKB",
+        _push(73, flow_control=True, idle_heartbeat=-1),
+    ),
+    (
+        "flow_control_negative_heartbeat_priority",
+        "CKB",
+        _push(
+            74,
+            flow_control=True,
+            idle_heartbeat=-1,
+            priority_policy="overflow",
+            priority_groups=["g"],
+        ),
+    ),
 )
 
 
@@ -602,11 +672,13 @@ def test_consumer_check_matches_server(
     running.request(
         f"$JS.API.STREAM.CREATE.{stream}", json.dumps(stream_config).encode()
     )
+    # the name goes in the subject, as validate assumes; none: the legacy ephemeral one
     name = config.get("durable_name") or config.get("name")
+    subject = f"$JS.API.CONSUMER.CREATE.{stream}" + (f".{name}" if name else "")
     body = json.dumps({"stream_name": stream, "config": config}).encode()
-    reply = running.request(f"$JS.API.CONSUMER.CREATE.{stream}.{name}", body)
+    reply = running.request(subject, body)
     if "error" not in reply:
-        running.request(f"$JS.API.CONSUMER.DELETE.{stream}.{name}", b"")
+        running.request(f"$JS.API.CONSUMER.DELETE.{stream}.{reply['name']}", b"")
     predicted = assetgate.validate(
         config, kind="consumer", server=version, stream=stream_config
     )

@@ -341,3 +341,273 @@ def test_mirror_filter_overlap_was_a_subset_test(
     )
     error = result.error
     assert (error and error.err_code) == (10152 if refused else None)
+
+
+# --- consumer creates: what the create handler and addConsumerWithAssignment add
+
+_S: Final = 1_000_000_000
+_WQ: Final = {"name": "W", "subjects": ["w.>"], "retention": "workqueue"}
+_FILE: Final = {"name": "F", "subjects": ["f.>"]}
+
+
+def _consumer(
+    catalogue: Catalogue,
+    config: dict[str, Any],
+    version: str,
+    stream: dict[str, Any] | None = None,
+    mode: Any = "single",
+) -> tuple[int | None, str | None, str | None]:
+    """Validate's (error code, description, check) for a consumer create."""
+    result = assetgate.validate(
+        config,
+        kind="consumer",
+        server=version,
+        catalogue=catalogue,
+        stream=stream,
+        mode=mode,
+    )
+    error = result.error
+    if error is None:
+        return None, None, result.check
+    return error.err_code, error.description, result.check
+
+
+@pytest.mark.parametrize(
+    ("freq", "err"),
+    [
+        ("-5", "<nil>"),
+        ("-9223372036854775808", "<nil>"),
+        ("99999999999999999999%", 'parsing "99999999999999999999": value out of range'),
+        ("9223372036854775808", 'parsing "9223372036854775808": value out of range'),
+        (
+            "-99999999999999999999x",
+            'parsing "-99999999999999999999x": value out of range',
+        ),
+        ("9x", 'parsing "9x": invalid syntax'),
+        ("%", 'parsing "": invalid syntax'),
+        ("+", 'parsing "+": invalid syntax'),
+        ("\u0663", 'parsing "\u0663": invalid syntax'),
+        ("+5%", None),
+        ("9223372036854775807", None),
+    ],
+)
+def test_sampling_is_go_atoi(catalogue: Catalogue, freq: str, err: str | None) -> None:
+    """sample_freq fails as strconv.Atoi does; a negative one with a nil error."""
+    expected = err if err in {None, "<nil>"} else f"strconv.Atoi: {err}"
+    config = {"durable_name": "s", "sample_freq": freq}
+    code, text, _check = _consumer(catalogue, config, "2.10.26")
+    prefix = "failed to parse consumer sampling configuration: "
+    assert (code, text) == (
+        (None, None) if expected is None else (10095, prefix + expected)
+    )
+
+
+@pytest.mark.parametrize("version", ["2.10.26", "2.11.11", "2.12.8", "2.15.1"])
+def test_ephemeral_consumers_store_a_5s_threshold(
+    catalogue: Catalogue, version: str
+) -> None:
+    """An ephemeral without a positive inactive_threshold stores 5 s; a durable its own."""
+    stored = [
+        (
+            assetgate.validate(
+                config, kind="consumer", server=version, catalogue=catalogue
+            ).stored_config
+            or {}
+        ).get("inactive_threshold")
+        for config in (
+            {"name": "e"},
+            {"name": "e", "inactive_threshold": -1},
+            {"name": "e", "inactive_threshold": 2 * _S},
+            {"durable_name": "d", "inactive_threshold": -1},
+        )
+    ]
+    durable = -1 if version < "2.12" else 0  # negatives are cleared from 2.12.0
+    assert stored == [5 * _S, 5 * _S, 2 * _S, durable]
+
+
+def test_deliver_policy_undefined_is_all(catalogue: Catalogue) -> None:
+    """A deliver policy of undefined is all, as the server stores and checks it."""
+    stored = assetgate.validate(
+        '{"durable_name":"u","deliver_policy":"undefined"}',
+        kind="consumer",
+        server="2.15.1",
+        catalogue=catalogue,
+    ).stored_config
+    refused = _consumer(
+        catalogue,
+        {"durable_name": "u", "deliver_policy": "undefined", "opt_start_seq": 5},
+        "2.10.26",
+    )
+    assert ((stored or {}).get("deliver_policy"), refused[0]) == ("all", 10094)
+
+
+@pytest.mark.parametrize(
+    ("filters", "version", "code"),
+    [
+        (["a", "a..b", "a"], "2.10.26", 10138),
+        (["a..b", "a", "a"], "2.10.26", 10052),
+        (["a", "", "a"], "2.15.1", 10139),
+        # partly overlapping: SubjectsCollide up to 2.12.4, a subset test later
+        (["a.*.x", "a.b.*", "a..c"], "2.11.11", 10138),
+        (["a.*.x", "a.b.*", "a..c"], "2.12.8", 10052),
+    ],
+)
+def test_filters_loop_reports_what_it_meets_first(
+    catalogue: Catalogue, filters: list[str], version: str, code: int
+) -> None:
+    """Each filter's validity and then its overlaps are tested in one loop."""
+    config = {"durable_name": "f", "filter_subjects": filters}
+    assert _consumer(catalogue, config, version)[0] == code
+
+
+@pytest.mark.parametrize(
+    ("config", "version", "check"),
+    [
+        # the create handler, before everything else (replicas_standalone included)
+        (
+            {"name": "a/b", "num_replicas": 3},
+            "2.10.26",
+            "consumer.create_path_separators",
+        ),
+        ({"durable_name": "a\\b"}, "2.15.1", "consumer.create_path_separators"),
+        # the subject's name is copied into name: a bad durable gets the name's text
+        ({"durable_name": "a*"}, "2.12.8", "consumer.name_invalid"),
+        ({"durable_name": "a*"}, "2.12.1", "consumer.bad_durable_name"),
+        ({"name": "a>"}, "2.11.11", "consumer.bad_durable_name"),
+        ({"durable_name": "n" * 256}, "2.15.1", "consumer.durable_too_long"),
+        ({"durable_name": "\u00e9" * 128}, "2.10.26", "consumer.durable_too_long"),
+        ({"durable_name": "n" * 255}, "2.10.26", None),
+    ],
+)
+def test_consumer_name_checks(
+    catalogue: Catalogue, config: dict[str, Any], version: str, check: str | None
+) -> None:
+    """Names: path separators first, then checkConsumerCfg's, then addConsumer's."""
+    assert _consumer(catalogue, config, version)[2] == check
+
+
+@pytest.mark.parametrize(
+    ("config", "version", "check"),
+    [
+        (
+            {"durable_name": "w", "ack_policy": "all"},
+            "2.10.26",
+            "consumer.wq_explicit_ack",
+        ),
+        (
+            {"durable_name": "w", "deliver_subject": "d.w"},
+            "2.15.1",
+            "consumer.wq_explicit_ack",
+        ),
+        (
+            {"durable_name": "w", "ack_policy": "none"},
+            "2.15.1",
+            "consumer.pull_ack_none_workqueue",
+        ),
+        (
+            {"durable_name": "w", "ack_policy": "explicit", "deliver_policy": "new"},
+            "2.12.8",
+            "consumer.wq_deliver_all",
+        ),
+        (
+            {
+                "durable_name": "w",
+                "ack_policy": "explicit",
+                "deliver_policy": "undefined",
+            },
+            "2.12.8",
+            None,
+        ),
+        (
+            {
+                "durable_name": "w",
+                "ack_policy": "flow_control",
+                "deliver_subject": "d.w",
+            },
+            "2.14.6",
+            None,
+        ),
+        ({"name": "w", "direct": True, "deliver_subject": "d.w"}, "2.11.11", None),
+    ],
+)
+def test_work_queue_consumers(
+    catalogue: Catalogue, config: dict[str, Any], version: str, check: str | None
+) -> None:
+    """A work-queue stream's consumers ack explicitly and deliver all (direct ones aside)."""
+    assert _consumer(catalogue, config, version, _WQ)[2] == check
+
+
+@pytest.mark.parametrize(
+    ("stream", "config", "mode", "check"),
+    [
+        (_FILE, {"name": "m" * 256}, "single", "consumer.store_name_too_long"),
+        (_FILE, {"name": "m" * 255}, "single", None),
+        (_FILE, {"name": "m" * 256, "mem_storage": True}, "single", None),
+        ({**_FILE, "storage": "memory"}, {"name": "m" * 256}, "single", None),
+        (_FILE, {"name": "m" * 256}, "cluster", None),
+    ],
+)
+def test_store_of_a_long_name(
+    catalogue: Catalogue,
+    stream: dict[str, Any],
+    config: dict[str, Any],
+    mode: str,
+    check: str | None,
+) -> None:
+    """A file store cannot name a consumer's directory over 255 bytes (single server)."""
+    assert _consumer(catalogue, config, "2.15.1", stream, mode)[2] == check
+
+
+def test_store_of_a_long_name_is_assumed(catalogue: Catalogue) -> None:
+    """What the file store check assumes is said with every consumer it checks."""
+    assumed = assetgate.validate(
+        {"name": "c"},
+        kind="consumer",
+        server="2.15.1",
+        stream=_FILE,
+        catalogue=catalogue,
+    ).assumed
+    expected = (
+        "consumer.store_name_too_long: assumed a file system whose file names hold at "
+        "most 255 bytes (ext4, xfs, btrfs, tmpfs), and a single server (a cluster's "
+        "reply is not modelled)"
+    )
+    found = [a for a in assumed if a.startswith("consumer.store_name_too_long")]
+    assert found == [expected]
+
+
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [
+        (
+            {"durable_name": "b", "max_deliver": -2, "backoff": [_S]},
+            {"2.10.26": 10116, "2.11.11": 10116, "2.12.8": None, "2.15.1": None},
+        ),
+        (
+            {
+                "durable_name": "h",
+                "deliver_subject": "d.h",
+                "flow_control": True,
+                "idle_heartbeat": -1,
+            },
+            {"2.10.26": None, "2.11.11": None, "2.12.8": 10108, "2.15.1": 10108},
+        ),
+        (
+            {
+                "durable_name": "h",
+                "deliver_subject": "d.h",
+                "flow_control": True,
+                "idle_heartbeat": -1,
+                "priority_policy": "overflow",
+                "priority_groups": ["g"],
+            },
+            {"2.11.11": 10178, "2.12.8": 10108, "2.15.1": 10108},
+        ),
+    ],
+)
+def test_negatives_are_cleared_before_the_checks_from_2_12(
+    catalogue: Catalogue, config: dict[str, Any], expected: dict[str, int | None]
+) -> None:
+    """From 2.12.0 max_deliver below -1 and a negative heartbeat are defaults first."""
+    got = {v: _consumer(catalogue, config, v)[0] for v in expected}
+    assert got == expected

@@ -327,6 +327,11 @@ _OVERLAPPING_RANGE = """
 from = "2.15.0"
 """
 
+_BAD_ALIAS = """
+[enums.deliver_policy]
+alias = { newest = "latest" }
+"""
+
 
 @pytest.mark.parametrize(
     ("addition", "expected"),
@@ -344,12 +349,17 @@ from = "2.15.0"
             _BAD_HAZARD_FIX,
             ["2.15.toml: hazard 'stream.nope': not a release in fixed: ['two.twelve']"],
         ),
+        (
+            _BAD_ALIAS,
+            ["2.15.toml: alias deliver_policy='newest': 'latest' is not a value"],
+        ),
     ],
     ids=[
         "duplicate-rule-id",
         "rule-unknown-field",
         "overlapping-range",
         "hazard-bad-fixed",
+        "enum-alias-unknown-value",
     ],
 )
 def test_single_problem_reported(

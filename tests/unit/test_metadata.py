@@ -14,6 +14,7 @@ from assetgate import (
     supports_required_level,
     validate,
 )
+from assetgate.decoding.goscan import go_atoi_error
 from assetgate.judge.metadata import (
     CREATED_LEVEL_KEY,
     CREATED_VERSION_KEY,
@@ -55,6 +56,27 @@ if TYPE_CHECKING:
 def test_go_atoi(text: str, expected: int | None) -> None:
     """go_atoi follows Go strconv.Atoi on 64 bits: sign, ASCII digits, in range."""
     assert go_atoi(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("-5", None),
+        ("", "invalid syntax"),
+        ("+", "invalid syntax"),
+        ("1_0", "invalid syntax"),
+        ("\uff11", "invalid syntax"),
+        ("9223372036854775808", "value out of range"),
+        ("-9223372036854775809", "value out of range"),
+        ("18446744073709551615x", "invalid syntax"),  # fits 64 bits before the x
+        ("18446744073709551616x", "value out of range"),  # overflows before it
+        ("000000000000000000000001x", "invalid syntax"),
+    ],
+    ids=repr,
+)
+def test_go_atoi_error(text: str, expected: str | None) -> None:
+    """go_atoi_error names Go's error: digits that overflow before a non-digit are a range error."""
+    assert go_atoi_error(text) == expected
 
 
 @pytest.mark.parametrize(

@@ -13,13 +13,12 @@ order and with its texts per release; the checks the server runs as one function
 from __future__ import annotations
 
 import functools
-import itertools
 import re
 from typing import TYPE_CHECKING, Any, Final
 
 from msgspec.json import encode as _encode  # noqa: F401 - METADATA_GUARD calls it
 
-from assetgate.decoding.goscan import go_quote
+from assetgate.decoding.goscan import go_atoi, go_atoi_error, go_quote
 from assetgate.judge.configchecks import register, register_default
 from assetgate.judge.configchecks.stream import (
     METADATA_GUARD,
@@ -46,7 +45,11 @@ _ACK_WAIT: Final = 30 * _SECOND  # JsAckWaitDefault
 _MAX_ACK_PENDING: Final = 1000  # JsDefaultMaxAckPending
 _MAX_WAITING: Final = 512  # JSWaitQueueDefaultMax
 _MAX_DESCRIPTION: Final = 4 * 1024
+_MAX_NAME: Final = 255  # JSMaxNameLen, in bytes
+_DELETE_WAIT: Final = 5 * _SECOND  # JsDeleteWaitTimeDefault
 _NAME_BAD: Final = re.compile(r"[ \t\r\n\f.*>\\/]")  # isValidAssetName
+_OLD_NAME_BAD: Final = re.compile(r"[ \t\r\n\f.*>]")  # isValidName (to 2.12.7)
+_WQ_ACKS: Final = frozenset({"explicit", "flow_control"})
 _GROUP: Final = re.compile(r"^[a-zA-Z0-9/_=-]{1,16}$")  # validGroupName
 _START_BAD: Final = "consumer delivery policy is deliver {policy}, but optional start {what} is also set"
 _NOT_SET: Final = (
@@ -71,10 +74,13 @@ def _clamps(spec: ConfigCheck) -> bool:
     return spec.variant == "clamp"
 
 
-def _max_deliver(config: Any) -> int:
-    """``max_deliver`` after the defaults: 0 (and, from 2.12.0, below -1) is -1."""
+def _max_deliver(config: Any, *, clamp: bool) -> int:
+    """``max_deliver`` after the defaults: 0 is -1, and below -1 too when ``clamp``.
+
+    ``clamp``: the release clamps negatives before its checks (2.12.0+).
+    """
     value: int = config.max_deliver
-    return -1 if value == 0 or value < -1 else value
+    return -1 if value == 0 or (clamp and value < -1) else value
 
 
 def _ack_wait(config: Any) -> int:
@@ -87,11 +93,28 @@ def _ack_wait(config: Any) -> int:
     return int(config.ack_wait)
 
 
-def _heartbeat(config: Any) -> int:
-    """``idle_heartbeat`` after the defaults (a flow-control ack policy sets 1 s)."""
+def _heartbeat(config: Any, *, clamp: bool = False) -> int:
+    """``idle_heartbeat`` after the defaults (a flow-control ack policy sets 1 s).
+
+    ``clamp``: the release sets a negative heartbeat to 0 before its checks (2.12.0+).
+    """
     if config.ack_policy == "flow_control":
         return _SECOND
-    return int(config.idle_heartbeat)
+    value = int(config.idle_heartbeat)
+    return 0 if clamp and value < 0 else value
+
+
+def _subject_name(config: Any, context: Context) -> str:
+    """The consumer's name as the server checks it.
+
+    On create, the name in the request subject, which the create handler copies into
+    ``name``: assumed to be ``durable_name``, else ``name``, as clients send it
+    (``CONSUMER.CREATE.<stream>.<name>``; neither: the legacy ephemeral subject, no
+    name). Stored, ``name``.
+    """
+    if context.phase == "create":
+        return str(config.durable_name or config.name)
+    return str(config.name)
 
 
 def _max_ack_pending(config: Any, context: Context) -> int:
@@ -117,6 +140,18 @@ def _fail_if(condition: object) -> Mapping[str, str] | None:
 
 
 @register(
+    "consumer.create_path_separators",
+    guard="'/' in c.durable_name + c.name or '\\\\' in c.durable_name + c.name",
+)
+def _path_separators(
+    config: Any, context: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """A create whose subject names the consumer with a path separator, before all else."""
+    name = _subject_name(config, context)
+    return _fail_if("/" in name or "\\" in name)
+
+
+@register(
     "consumer.replicas_standalone", guard="_ctx.mode == 'single' and c.num_replicas > 1"
 )
 def _standalone(
@@ -130,9 +165,13 @@ def _standalone(
 
 
 @register("consumer.name_invalid", guard="_NAME_BAD.search(c.name + c.durable_name)")
-def _name(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] | None:
-    """A name without dots, wildcards, slashes or whitespace (2.12.8)."""
-    return _fail_if(config.name and _NAME_BAD.search(config.name))
+def _name(config: Any, context: Context, _s: ConfigCheck) -> Mapping[str, str] | None:
+    """A name without dots, wildcards, slashes or whitespace (2.12.8).
+
+    On create the name is the subject's, so a bad durable name fails here first.
+    """
+    name = _subject_name(config, context)
+    return _fail_if(name and _NAME_BAD.search(name))
 
 
 @register("consumer.durable_invalid", guard="_NAME_BAD.search(c.name + c.durable_name)")
@@ -208,7 +247,10 @@ for _id, _failing in (
     ("consumer.flow_control_push", lambda c, _x: not c.deliver_subject),
     ("consumer.flow_control_max_ack_pending", lambda c, x: _max_ack_pending(c, x) <= 0),
     ("consumer.flow_control_ack_wait", lambda c, _x: bool(c.ack_wait or c.backoff)),
-    ("consumer.flow_control_max_deliver", lambda c, _x: _max_deliver(c) > 0),
+    (
+        "consumer.flow_control_max_deliver",
+        lambda c, _x: _max_deliver(c, clamp=True) > 0,
+    ),
 ):
     _flow_control_check(_id, _failing)
 
@@ -221,10 +263,10 @@ def _backoff_deliver(
 
     ``strict`` (2.10.0-2.10.13): ``max_deliver`` must exceed the count, unlimited
     included; ``equal`` (2.10.14-2.10.22): a limited one must exceed it; later it may
-    equal it.
+    equal it. ``clamp`` (2.12.0): a ``max_deliver`` below -1 is -1 (unlimited) first.
     """
     count = len(config.backoff or ())
-    limit = _max_deliver(config)
+    limit = _max_deliver(config, clamp=_clamps(spec))
     if not count:
         return _PASS
     if spec.variant == "strict":  # 2.10.0-2.10.13: even an unlimited max_deliver
@@ -430,6 +472,41 @@ def _filters_both(
     return _fail_if(config.filter_subject and config.filter_subjects)
 
 
+# The server's loop over the filters tests each one's validity, then its overlaps with
+# the others, so an overlap reported before a later invalid filter wins. Registered
+# before filter_invalid (made first by the server): this check stops at the first
+# invalid or empty filter, and filter_invalid, made next, gives that reply.
+@register(
+    "consumer.filters_overlap", guard="c.filter_subjects and len(c.filter_subjects) > 1"
+)
+def _filters_overlap(
+    config: Any, _c: Context, spec: ConfigCheck
+) -> Mapping[str, str] | None:
+    """Filters do not overlap (``subset`` or ``collide``, by release)."""
+    # the consumers of a stream often share their filters: the answer is remembered
+    return _fail_if(_filters_collide(tuple(config.filter_subjects or ()), spec.variant))
+
+
+@functools.lru_cache(maxsize=4096)
+def _filters_collide(filters: tuple[str, ...], variant: str) -> bool:
+    """Whether the server's loop stops at an overlap, not at an invalid filter."""
+    if "" in filters:  # refused before the loop
+        return False
+    for index, subject in enumerate(filters):
+        if not is_valid_subject(subject):
+            return False
+        if variant == "collide":  # symmetric: the earlier ones were tested already
+            if any(subjects_collide(subject, other) for other in filters[index + 1 :]):
+                return True
+        elif any(
+            is_subset_match(subject, other)
+            for other_index, other in enumerate(filters)
+            if other_index != index
+        ):
+            return True
+    return False
+
+
 @register(
     "consumer.filter_invalid",
     guard="(c.filter_subject and not is_valid_subject(c.filter_subject)) or "
@@ -447,26 +524,6 @@ def _filter_invalid(
     if any(not is_valid_subject(f) for f in filters):
         return {"err": "invalid subject"}
     return _PASS
-
-
-@register(
-    "consumer.filters_overlap", guard="c.filter_subjects and len(c.filter_subjects) > 1"
-)
-def _filters_overlap(
-    config: Any, _c: Context, spec: ConfigCheck
-) -> Mapping[str, str] | None:
-    """Filters do not overlap (``subset`` or ``collide``, by release)."""
-    # the consumers of a stream often share their filters: the answer is remembered
-    return _fail_if(_filters_collide(tuple(config.filter_subjects or ()), spec.variant))
-
-
-@functools.lru_cache(maxsize=4096)
-def _filters_collide(filters: tuple[str, ...], variant: str) -> bool:
-    if variant == "collide":  # symmetric: each pair once
-        pairs = itertools.combinations(filters, 2)
-        return any(subjects_collide(a, b) for a, b in pairs)
-    ordered = itertools.permutations(filters, 2)
-    return any(is_subset_match(a, b) for a, b in ordered)
 
 
 @register(
@@ -505,24 +562,28 @@ def _deliver_policy(
 
 @register("consumer.sample_frequency", guard="c.sample_freq")
 def _sampling(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] | None:
-    """A sampling frequency is a whole number of percent (``strconv.Atoi``)."""
+    """A sampling frequency is a whole, non-negative number of percent (Go ``Atoi``)."""
     if not config.sample_freq:
         return _PASS
     text = config.sample_freq.removesuffix("%")
-    if re.fullmatch(r"[+-]?[0-9]+", text) is None:
-        return {"err": f"strconv.Atoi: parsing {go_quote(text)}: invalid syntax"}
-    return _PASS
+    value = go_atoi(text)
+    if value is None:
+        return {"err": f"strconv.Atoi: parsing {go_quote(text)}: {go_atoi_error(text)}"}
+    # a negative one passes the server's reply a nil error, which it formats as <nil>
+    return {"err": "<nil>"} if value < 0 else _PASS
 
 
 @register(
     "consumer.flow_control_heartbeat_required",
-    guard="c.flow_control and not _heartbeat(c)",
+    guard="c.flow_control and _heartbeat(c) <= 0",
 )
 def _fc_heartbeat(
-    config: Any, _c: Context, _s: ConfigCheck
+    config: Any, _c: Context, spec: ConfigCheck
 ) -> Mapping[str, str] | None:
-    """Flow control needs heartbeats."""
-    return _fail_if(config.flow_control and _heartbeat(config) == 0)
+    """Flow control needs heartbeats (``clamp``, 2.12.0: a negative one is 0 first)."""
+    return _fail_if(
+        config.flow_control and _heartbeat(config, clamp=_clamps(spec)) == 0
+    )
 
 
 @register(
@@ -604,6 +665,81 @@ def _stream_preferred(
     """The stream's placement names no preferred server (2.11.0)."""
     placement = _stream(context).placement
     return _fail_if(placement is not None and getattr(placement, "preferred", ""))
+
+
+# --- addConsumerWithAssignment, after checkConsumerCfg, in its order (the stream's
+# max_consumers and, on a work-queue stream, the other consumers' filters are not
+# modelled: they need the stream's consumers)
+
+
+def _on_workqueue(config: Any, context: Context) -> bool:
+    """The work-queue rules apply: not to direct consumers, nor sourcing ones (2.14.0)."""
+    return (
+        _stream(context).retention == "workqueue"
+        and not config.direct
+        and not getattr(config, "sourcing", False)
+    )
+
+
+@register(
+    "consumer.wq_explicit_ack", guard="c.ack_policy not in _WQ_ACKS", needs_stream=True
+)
+def _wq_ack(config: Any, context: Context, _s: ConfigCheck) -> Mapping[str, str] | None:
+    """A work-queue stream's consumers ack explicitly (or, 2.14.0, with flow control)."""
+    return _fail_if(
+        config.ack_policy not in _WQ_ACKS and _on_workqueue(config, context)
+    )
+
+
+@register(
+    "consumer.wq_deliver_all", guard="c.deliver_policy != 'all'", needs_stream=True
+)
+def _wq_all(config: Any, context: Context, _s: ConfigCheck) -> Mapping[str, str] | None:
+    """A work-queue stream's consumers deliver all."""
+    return _fail_if(config.deliver_policy != "all" and _on_workqueue(config, context))
+
+
+@register("consumer.durable_too_long", guard="len(c.durable_name) > 63")
+def _durable_long(
+    config: Any, _c: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """A durable name of at most 255 bytes (``JSMaxNameLen``)."""
+    return _fail_if(len(config.durable_name.encode()) > _MAX_NAME)
+
+
+@register(
+    "consumer.bad_durable_name",
+    guard="_OLD_NAME_BAD.search(c.durable_name or c.name)",
+)
+def _bad_name(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] | None:
+    """The consumer's name has no dot, wildcard or whitespace (``isValidName``).
+
+    Its name is the durable name, else the name (a legacy ephemeral without one gets a
+    valid random name).
+    """
+    name = config.durable_name or config.name
+    return _fail_if(name and _OLD_NAME_BAD.search(name))
+
+
+@register(
+    "consumer.store_name_too_long",
+    guard="len(c.durable_name or c.name) > 63",
+    needs_stream=True,
+    assumes="a file system whose file names hold at most 255 bytes (ext4, xfs, btrfs, "
+    "tmpfs), and a single server (a cluster's reply is not modelled)",
+)
+def _store_name(
+    config: Any, context: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """A file store cannot make the directory of a consumer named over 255 bytes."""
+    if (
+        context.mode != "single"
+        or config.direct
+        or config.mem_storage
+        or _stream(context).storage == "memory"
+    ):
+        return _PASS
+    return _fail_if(len((config.durable_name or config.name).encode()) > _MAX_NAME)
 
 
 # --- defaults the server fills in before it stores a config (setConsumerConfigDefaults),
@@ -723,3 +859,15 @@ def _default_fc(stored: dict[str, Any], _context: Context, _spec: ConfigCheck) -
     if stored.get("ack_policy") == "flow_control":
         stored["flow_control"] = True
         stored["idle_heartbeat"] = _SECOND
+
+
+@register_default("consumer.default.ephemeral_inactive_threshold")
+def _default_ephemeral(
+    stored: dict[str, Any], _context: Context, _spec: ConfigCheck
+) -> None:
+    """An ephemeral consumer without a positive ``inactive_threshold`` gets 5 s.
+
+    ``updateInactiveThreshold``, once the consumer is made; a durable keeps its value.
+    """
+    if not stored.get("durable_name") and stored.get("inactive_threshold", 0) <= 0:
+        stored["inactive_threshold"] = _DELETE_WAIT
