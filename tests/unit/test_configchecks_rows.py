@@ -1476,6 +1476,20 @@ def _decoded(row: Row, catalogue: Catalogue, config: dict[str, Any]) -> Any:
     ).config
 
 
+def _context(row: Row, catalogue: Catalogue) -> configchecks.Context:
+    """The context the row's check is made in (its stream decoded, if it has one)."""
+    stream = None
+    if row.stream is not None:
+        stream = _decoded(row._replace(kind="stream"), catalogue, STREAMS[row.stream])
+    return configchecks.Context(
+        phase=row.phase,  # type: ignore[arg-type]
+        mode=row.mode,  # type: ignore[arg-type]
+        stream=stream,
+        limits=row.limits,
+        given=frozenset(row.config),  # the rows spell every key as its field
+    )
+
+
 @pytest.fixture(params=ROWS, ids=_row_id)
 def row(request: pytest.FixtureRequest) -> Row:
     """One row of the table."""
@@ -1498,20 +1512,11 @@ def test_row_breaks_its_check(catalogue: Catalogue, row: Row) -> None:
     """The row's config fails its check first, on the row's release, phase and mode."""
     profile = catalogue.server(row.version)
     spec = {c.id: c for c in profile.checks}[row.check]
-    stream = (
-        None
-        if row.stream is None
-        else _decoded(row._replace(kind="stream"), catalogue, STREAMS[row.stream])
-    )
-    context = configchecks.Context(
-        phase=row.phase,  # type: ignore[arg-type]
-        mode=row.mode,  # type: ignore[arg-type]
-        stream=stream,
-        limits=row.limits,
-        given=frozenset(row.config),  # the rows spell every key as its field
-    )
     failure = configchecks.first_failure(
-        row.kind, _decoded(row, catalogue, row.config), profile, context
+        row.kind,
+        _decoded(row, catalogue, row.config),
+        profile,
+        _context(row, catalogue),
     )
     assert (failure and failure.check, spec.go != "", row.phase in spec.on) == (
         row.check,
@@ -1525,16 +1530,7 @@ def test_guard_holds_on_the_row(catalogue: Catalogue, row: Row) -> None:
     profile = catalogue.server(row.version)
     spec = {c.id: c for c in profile.checks}[row.check]
     registered = {**configchecks.STREAM, **configchecks.CONSUMER}[row.check]
-    stream = None
-    if row.stream is not None:
-        stream = _decoded(row._replace(kind="stream"), catalogue, STREAMS[row.stream])
-    context = configchecks.Context(
-        phase=row.phase,  # type: ignore[arg-type]
-        mode=row.mode,  # type: ignore[arg-type]
-        stream=stream,
-        limits=row.limits,
-        given=frozenset(row.config),  # the rows spell every key as its field
-    )
+    context = _context(row, catalogue)
     guarded = configchecks._compile(((registered, spec),), context, profile, row.kind)
     assert guarded is not None
     failure = guarded(_decoded(row, catalogue, row.config))
