@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import itertools
 import os
 from typing import TYPE_CHECKING, Final, TypeAlias, TypeVar
 
@@ -289,8 +288,7 @@ def _add_all(
     judge_line = LineJudge(
         collector.profiles, collector.mode, collector.cat, collector.streams
     )
-    records, paths = _split(inventory)
-    found = itertools.chain(records, read_inventory_with(paths, judge_line))
+    found = _records(inventory, lambda paths: read_inventory_with(paths, judge_line))
     for record in counted(found, progress, _JUDGING):
         if isinstance(record, Hashed):
             collector.add_judged(record.digest, record.judged)
@@ -326,24 +324,22 @@ def iter_records(
     inventory: Iterable[str | os.PathLike[str] | Asset | RecordError | Ignored],
 ) -> Iterator[Asset | RecordError | Ignored]:
     """Records given directly pass through; paths are read with the inventory reader."""
-    records, paths = _split(inventory)
-    yield from records
-    if paths:
-        yield from read_inventory(paths)
+    return _records(inventory, read_inventory)
 
 
-def _split(
+def _records(
     inventory: Iterable[str | os.PathLike[str] | Asset | RecordError | Ignored],
-) -> tuple[list[Asset | RecordError | Ignored], list[str | os.PathLike[str]]]:
-    """The records given directly, and the paths to read after them."""
-    records: list[Asset | RecordError | Ignored] = []
+    read: Callable[[list[str | os.PathLike[str]]], Iterator[_R]],
+) -> Iterator[Asset | RecordError | Ignored | _R]:
+    """Records given directly, as they come; then what ``read`` reads of the paths."""
     paths: list[str | os.PathLike[str]] = []
     for item in inventory:
         if isinstance(item, Asset | RecordError | Ignored):
-            records.append(item)
+            yield item
         else:
             paths.append(item)
-    return records, paths
+    if paths:
+        yield from read(paths)
 
 
 def finding_rules(report: Report, fail_on: Iterable[str]) -> list[str]:
