@@ -44,13 +44,15 @@ fuzz: $(STAMP)
 	@HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/fuzz -q
 
 ## fuzz-servers: the differential test with many random creates per release and kind
+## (standalone servers and 3-node clusters)
 ## against real servers; a fresh seed each run (printed), or DIFF_SEED=N to repeat one
 DIFF_N ?= 100000
+DIFF_CLUSTER_N ?= 20000
 DIFF_SEED ?= $(shell date +%s)
 DIFF_SEED := $(DIFF_SEED)# expanded once: the seed printed is the seed used
 fuzz-servers: $(STAMP)
-	@echo "differential test: ASSETGATE_DIFF_N=$(DIFF_N) ASSETGATE_DIFF_SEED=$(DIFF_SEED)"
-	@ASSETGATE_DIFF_N=$(DIFF_N) ASSETGATE_DIFF_SEED=$(DIFF_SEED) \
+	@echo "differential test: ASSETGATE_DIFF_N=$(DIFF_N) ASSETGATE_DIFF_CLUSTER_N=$(DIFF_CLUSTER_N) ASSETGATE_DIFF_SEED=$(DIFF_SEED)"
+	@ASSETGATE_DIFF_N=$(DIFF_N) ASSETGATE_DIFF_CLUSTER_N=$(DIFF_CLUSTER_N) ASSETGATE_DIFF_SEED=$(DIFF_SEED) \
 		$(BIN)/python -m pytest tests/realserver/test_differential.py -q -m realserver
 
 java:

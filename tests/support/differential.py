@@ -31,6 +31,16 @@ Known machine-dependent answers, and how they are handled:
 * A stream that captures API subjects (``*.>`` on 2.10, without ``no_ack``) answers
   the INFO and DELETE requests sent to it with a publish ack, which may arrive before
   the API's reply: the test waits for the API's reply (``Client.request_api``).
+* Cluster runs (``make_case(..., cluster=True)``): the same config is drawn, then a
+  second ``random.Random`` (``"seed:version:kind:index:cluster"``) sets replicas (1-3,
+  and 4-5 that a 3-node cluster cannot place) and ``placement.cluster`` ``C1``, so a
+  single-server run of a seed is the same run as before. A cluster places a stream only
+  on peers with room for its ``max_bytes`` (400/10005 ``insufficient storage``, which
+  validate does not model), so the nodes get :data:`CLUSTER_JETSTREAM_LIMITS` (1 TiB,
+  not the machine's disk and RAM) and a larger ``max_bytes`` is sent as
+  :data:`CLUSTER_MAX_BYTES` (64 GiB: room for it even while the meta leader's view of
+  a peer's reservations lags behind the deletes). Consumers are created on the same
+  base streams, some of them replicated (:func:`base_stream`).
 * Requests validate predicts a ``server_crash`` or ``no_reply`` for (``"storage":"any"``
   on 2.10/2.11, ...): generated, not sent, and counted as skipped by the test.
 
@@ -60,9 +70,12 @@ if TYPE_CHECKING:
 __all__ = [
     "ANCHOR_STREAM",
     "BASE_STREAMS",
+    "CLUSTER_JETSTREAM_LIMITS",
+    "CLUSTER_MAX_BYTES",
     "JETSTREAM_LIMITS",
     "LIMITS",
     "Case",
+    "base_stream",
     "bytes_literal",
     "differences",
     "info_metadata",
@@ -90,6 +103,17 @@ JETSTREAM_LIMITS: Final = (
     f"max_file_store: {STORE_LIMIT}\n  max_memory_store: {STORE_LIMIT}"
 )
 """The same limits, as ``NatsServer(jetstream_config=...)`` takes them."""
+
+CLUSTER_STORE_LIMIT: Final = 1 << 40
+"""Bytes of file and of memory storage every node of a differential cluster gets."""
+
+CLUSTER_JETSTREAM_LIMITS: Final = (
+    f"max_file_store: {CLUSTER_STORE_LIMIT}\n  max_memory_store: {CLUSTER_STORE_LIMIT}"
+)
+"""The same, as ``NatsCluster(jetstream_config=...)`` takes them."""
+
+CLUSTER_MAX_BYTES: Final = 1 << 36
+"""A cluster case's stream ``max_bytes`` above this is sent as this (see above)."""
 
 ANCHOR_STREAM: Final[Mapping[str, Any]] = {
     "name": "DIFFANCHOR",
@@ -445,6 +469,18 @@ BASE_STREAMS: Final[Mapping[str, Mapping[str, Any]]] = {
 }
 """The streams the consumers are created on, by name (fields every release knows)."""
 
+_CLUSTER_BASE_REPLICAS: Final[Mapping[str, int]] = {"CBW": 3, "CBI": 2, "CBX": 3}
+"""Replicas of the base streams in a cluster run (the others are R1)."""
+
+
+def base_stream(name: str, *, cluster: bool = False) -> dict[str, Any]:
+    """The create config of base stream ``name``; replicated as a cluster run makes it."""
+    config = dict(BASE_STREAMS[name])
+    replicas = _CLUSTER_BASE_REPLICAS.get(name) if cluster else None
+    if replicas is not None:
+        config["num_replicas"] = replicas
+    return config
+
 
 def _consumer_names(d: _Draw, index: int, base: Mapping[str, Any]) -> dict[str, str]:
     """Durable, named, both, odd or none; see the module docstring for long names."""
@@ -617,6 +653,7 @@ class Case:
         request: the exact request bytes (a consumer's wraps its config).
         config: the config alone, as validate takes it.
         base: the stream a consumer is created on (``None`` for a stream).
+        cluster: made for a 3-node cluster (replicas, and ``base_stream``'s bases).
     """
 
     version: str
@@ -626,6 +663,7 @@ class Case:
     request: bytes
     config: bytes
     base: str | None = None
+    cluster: bool = False
 
     @property
     def named(self) -> bool:
@@ -648,8 +686,30 @@ def _json(value: Mapping[str, Any]) -> bytes:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
 
 
+def _clustered(
+    rng: random.Random, kind: Kind, config: dict[str, Any], fields: frozenset[str]
+) -> None:
+    """Make ``config`` a cluster case: replicas, placement, ``max_bytes`` (in place)."""
+    if rng.random() < 0.5:
+        replicas = (1, 2, 3, 3, 4, 5) if kind == "stream" else (0, 1, 2, 3, 3, 4, 5)
+        config["num_replicas"] = rng.choice(replicas)
+    if kind == "consumer":
+        return
+    if "placement" in fields and rng.random() < 0.05:
+        config["placement"] = {"cluster": "C1"}
+    size = config.get("max_bytes")
+    if type(size) is int and size > CLUSTER_MAX_BYTES:
+        config["max_bytes"] = CLUSTER_MAX_BYTES
+
+
 def make_case(
-    seed: int, version: str, kind: Kind, index: int, fields: frozenset[str]
+    seed: int,
+    version: str,
+    kind: Kind,
+    index: int,
+    fields: frozenset[str],
+    *,
+    cluster: bool = False,
 ) -> Case:
     """Case ``index`` of the run ``seed`` for ``version`` and ``kind`` (pure).
 
@@ -659,20 +719,27 @@ def make_case(
         kind: ``"stream"`` or ``"consumer"``.
         index: the case's number; names and subjects are unique per index.
         fields: :func:`known_fields` of that release and kind.
+        cluster: for a 3-node cluster: the same draw, then replicas from a second
+            generator (see the module docstring); ``False`` leaves it untouched.
     """
     rng = random.Random(f"{seed}:{version}:{kind}:{index}")  # noqa: S311 (not security)
+    more = random.Random(f"{seed}:{version}:{kind}:{index}:cluster")  # noqa: S311
     if kind == "stream":
         stream = stream_config(rng, index, fields)
+        if cluster:
+            _clustered(more, kind, stream, fields)
         body = _json(stream)
         subject = f"$JS.API.STREAM.CREATE.{stream['name']}"
-        return Case(version, kind, index, subject, body, body)
+        return Case(version, kind, index, subject, body, body, cluster=cluster)
     base = rng.choice(sorted(BASE_STREAMS))
     consumer = consumer_config(rng, index, fields, BASE_STREAMS[base])
+    if cluster:
+        _clustered(more, kind, consumer, fields)
     config = _json(consumer)
     request = b'{"stream_name":"' + base.encode() + b'","config":' + config + b"}"
     name = consumer.get("durable_name") or consumer.get("name")
     subject = f"$JS.API.CONSUMER.CREATE.{base}" + (f".{name}" if name else "")
-    return Case(version, kind, index, subject, request, config, base)
+    return Case(version, kind, index, subject, request, config, base, cluster)
 
 
 # -------------------------------------------------------------------------- equality

@@ -144,6 +144,7 @@ class NatsCluster:
         extra_config: str = "",
         monitor: bool = False,
         system_user: tuple[str, str] | None = None,
+        jetstream_config: str = "",
     ) -> None:
         """Prepare (not start) the cluster; stores go under ``base_dir/<node>/store``.
 
@@ -153,7 +154,8 @@ class NatsCluster:
         node's HTTP monitoring port (``ClusterNode.monitor_port``). ``system_user``
         is the (user, password) of a user of the system account that
         ``extra_config`` defines, for :meth:`system_request` and
-        :meth:`move_meta_leader`.
+        :meth:`move_meta_leader`. ``jetstream_config`` is added to every node's
+        ``jetstream { ... }`` block (``max_file_store: 1024``, say).
         """
         if size < 1:
             raise ValueError(f"cluster size must be positive, got {size}")
@@ -162,6 +164,7 @@ class NatsCluster:
         self.extra_config = extra_config
         self.monitor = monitor
         self.system_user = system_user
+        self.jetstream_config = jetstream_config
         self.base_dir = Path(base_dir).resolve()
         self.nodes = [
             ClusterNode(
@@ -223,6 +226,7 @@ class NatsCluster:
             f"port: {node.client_port}",
             "jetstream {",
             f"  store_dir: {_conf_string(str(node.store_dir))}",
+            *([f"  {self.jetstream_config}"] if self.jetstream_config else []),
             "}",
             "cluster {",
             f"  name: {_conf_string(self.name)}",
