@@ -74,6 +74,32 @@ CLUSTER_N: Final = _setting("ASSETGATE_DIFF_CLUSTER_N", DEFAULT_CLUSTER_N)
 """Requests per release and kind on a 3-node cluster."""
 
 
+def _cluster_versions() -> tuple[str, ...]:
+    """The releases the cluster variant runs: ``ASSETGATE_DIFF_CLUSTER_VERSIONS``.
+
+    ``all`` (what ``make fuzz-servers`` sets) or a comma-separated list; by default
+    every release but 2.10.26, whose clusters at times fail a run in a way not yet
+    understood (about one full run in six at N=500, not reproduced alone; see
+    :func:`_lost_refusal` for the part that is understood).
+    """
+    text = os.environ.get("ASSETGATE_DIFF_CLUSTER_VERSIONS", "").strip()
+    if text == "all":
+        return VERSIONS
+    if not text:
+        return tuple(v for v in VERSIONS if v != "2.10.26")
+    chosen = tuple(v.strip() for v in text.split(",") if v.strip())
+    unknown = sorted(set(chosen) - set(VERSIONS))
+    if unknown:
+        raise ValueError(
+            f"ASSETGATE_DIFF_CLUSTER_VERSIONS: not in {VERSIONS}: {unknown}"
+        )
+    return chosen
+
+
+CLUSTER_VERSIONS: Final = _cluster_versions()
+"""The releases whose 3-node clusters the cluster variant runs."""
+
+
 @dataclass
 class _Tally:
     """What one run sent, skipped, and found different."""
@@ -530,7 +556,7 @@ def _known(
     return None
 
 
-@pytest.fixture(scope="module", params=VERSIONS)
+@pytest.fixture(scope="module", params=CLUSTER_VERSIONS)
 def cluster_client(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[NatsCluster, Client]]:
