@@ -392,18 +392,6 @@ def own(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
         registry.close()
 
 
-def _reply_of(predicted: assetgate.Validation) -> dict[str, Any] | None:
-    """The error reply validate predicts, as the server's JSON (None: accepted)."""
-    error = predicted.error
-    if error is None:
-        return None
-    return {
-        "code": error.code,
-        "err_code": error.err_code,
-        "description": error.description,
-    }
-
-
 def _stored(reply: dict[str, Any], predicted: assetgate.Validation) -> tuple[Any, Any]:
     """(the config the server reports, the one validate predicts), comparable."""
     served = reply.get("config") if "error" not in reply else None
@@ -426,7 +414,7 @@ def test_stream_check_matches_server(
     if "error" not in reply:  # accepted: remove it again, the store stays small
         running.request(f"$JS.API.STREAM.DELETE.{config['name']}", b"")
     predicted = assetgate.validate(config, kind="stream", server=version)
-    expected = _reply_of(predicted)
+    expected = differential.predicted_error(predicted)
     assert (case, reply.get("error")) == (case, expected)
     served, stored = _stored(reply, predicted)
     assert (case, stored) == (case, served)
@@ -477,7 +465,7 @@ def test_null_source_crash(tmp_path: Path, version: str) -> None:
         while server.running() and time.monotonic() < deadline:
             time.sleep(0.1)
         alive = server.running()
-    expected = _reply_of(predicted)
+    expected = differential.predicted_error(predicted)
     assert (reply and reply.get("error"), alive, predicted.server_crash is None) == (
         expected,
         expected is not None,
@@ -682,7 +670,7 @@ def test_consumer_check_matches_server(
     predicted = assetgate.validate(
         config, kind="consumer", server=version, stream=stream_config
     )
-    expected = _reply_of(predicted)
+    expected = differential.predicted_error(predicted)
     assert (case, reply.get("error")) == (case, expected)
     served, stored = _stored(reply, predicted)
     assert (case, stored) == (case, served)

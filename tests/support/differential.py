@@ -81,6 +81,7 @@ __all__ = [
     "info_metadata",
     "known_fields",
     "make_case",
+    "predicted_error",
     "stored_pair",
 ]
 
@@ -778,7 +779,7 @@ def info_metadata(
     return kept or None
 
 
-def _error(prediction: assetgate.Validation) -> dict[str, Any] | None:
+def predicted_error(prediction: assetgate.Validation) -> dict[str, Any] | None:
     """The predicted error as the server's JSON (``None``: accepted)."""
     error = prediction.error
     if error is None:
@@ -834,7 +835,7 @@ def differences(
         reply: the server's reply.
         info: the server's INFO reply after an acceptance (``None`` after a refusal).
     """
-    expected = _error(prediction)
+    expected = predicted_error(prediction)
     if "error" in reply or expected is not None:
         if reply.get("error") == expected:
             return []
