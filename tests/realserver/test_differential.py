@@ -429,19 +429,6 @@ def _priority_timeout_level(
     )
 
 
-def _counter_ttl_rechecked(
-    case: differential.Case, reply: Mapping[str, Any], found: list[str]
-) -> bool:
-    """A counter stream with delete markers: the defaulted allow_msg_ttl, checked again."""
-    del found
-    config = _config(case)
-    return (
-        config.get("allow_msg_counter") is True
-        and "subject_delete_marker_ttl" in config
-        and _refused(reply, 10052, "counter stream cannot use message TTLs")
-    )
-
-
 def _delete_answer(
     case: differential.Case, reply: Mapping[str, Any], found: list[str]
 ) -> bool:
@@ -480,10 +467,6 @@ KNOWN_CLUSTER_MISMATCHES: Final[tuple[KnownMismatch, ...]] = (
     # jsClusteredConsumerRequest stamps the metadata after setConsumerConfigDefaults
     # (server/jetstream_cluster.go:9019-9027 at v2.12.8); single servers before it
     KnownMismatch("priority-timeout-level", _priority_timeout_level),
-    # checkStreamCfg sets allow_msg_ttl for subject_delete_marker_ttl after its counter
-    # check; the stream leader checks the defaulted config again (server/stream.go:
-    # 1773 and 1802 at v2.14.5): 500/10052 on 2.14/2.15
-    KnownMismatch("counter-delete-marker-rechecked", _counter_ttl_rechecked),
     # a consumer the consumer leader refuses after the meta leader assigned it: the meta
     # leader sends the error and proposes a delete carrying the create's reply subject
     # (processConsumerAssignmentResults, server/jetstream_cluster.go:5845-5881 at

@@ -685,6 +685,21 @@ ROWS: Final[tuple[Row, ...]] = (
         "single",
     ),
     Row(
+        "stream.counter_ttl_rechecked",
+        "stream",
+        {
+            "name": "FZ641",
+            "discard": "old",
+            "allow_msg_counter": True,
+            "subject_delete_marker_ttl": 60_000_000_000,
+            "num_replicas": 1,
+        },
+        None,
+        "2.12.8",
+        "create",
+        "cluster",
+    ),
+    Row(
         "stream.counter_ttl",
         "stream",
         {

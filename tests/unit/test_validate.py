@@ -927,3 +927,36 @@ def test_limits_must_be_server_limits(catalogue: Catalogue) -> None:
             catalogue=catalogue,
             limits={"max_file_store": 1},  # type: ignore[arg-type]
         )
+
+
+# --- cluster mode: what a 3-node cluster answers otherwise (test_differential.py)
+
+_COUNTER_MARKERS: dict[str, Any] = {
+    "name": "FZ641",
+    "discard": "old",
+    "allow_msg_counter": True,
+    "subject_delete_marker_ttl": 60_000_000_000,
+    "num_replicas": 1,
+}
+
+
+@pytest.mark.parametrize("version", ["2.12.8", "2.14.6", "2.15.1"])
+@pytest.mark.parametrize("as_text", [True, False])
+def test_counter_with_markers_is_refused_by_a_cluster_only(
+    catalogue: Catalogue, version: str, as_text: bool
+) -> None:
+    """A cluster's stream leader rechecks the defaulted allow_msg_ttl; a single server not."""
+    body: Any = json.dumps(_COUNTER_MARKERS) if as_text else _COUNTER_MARKERS
+    single = validate(body, kind="stream", server=version, catalogue=catalogue)
+    cluster = validate(
+        body, kind="stream", server=version, catalogue=catalogue, mode="cluster"
+    )
+    assert single.accepted
+    assert (cluster.check, cluster.error) == (
+        "stream.counter_ttl_rechecked",
+        ApiError(
+            code=500,
+            err_code=10052,
+            description="counter stream cannot use message TTLs",
+        ),
+    )

@@ -1064,6 +1064,24 @@ def _preferred(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] |
 
 
 @register(
+    "stream.counter_ttl_rechecked",
+    guard="_ctx.mode == 'cluster' and c.allow_msg_counter"
+    " and c.subject_delete_marker_ttl > 0",
+)
+def _counter_ttl_rechecked(
+    config: Any, context: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """A cluster's stream leader checks the defaulted config again.
+
+    A delete marker TTL turns ``allow_msg_ttl`` on after the counter checks of the
+    first pass, so a counter stream with markers fails ``stream.counter_ttl`` there.
+    """
+    if context.mode != "cluster" or not config.allow_msg_counter:
+        return _PASS
+    return _FAIL if config.subject_delete_marker_ttl > 0 else _PASS
+
+
+@register(
     "stream.replicas_standalone", guard="_ctx.mode == 'single' and c.num_replicas > 1"
 )
 def _standalone(
