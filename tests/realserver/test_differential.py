@@ -407,16 +407,6 @@ def _placement_unmet(
     )
 
 
-def _mirror_dedup_zeroed(
-    case: differential.Case, reply: Mapping[str, Any], found: list[str]
-) -> bool:
-    """A mirror's duplicate_window, dropped when the meta layer decodes it."""
-    del reply
-    return "mirror" in _config(case) and all(
-        line.startswith("duplicate_window: server <absent>") for line in found
-    )
-
-
 def _priority_timeout_level(
     case: differential.Case, reply: Mapping[str, Any], found: list[str]
 ) -> bool:
@@ -461,9 +451,6 @@ KNOWN_CLUSTER_MISMATCHES: Final[tuple[KnownMismatch, ...]] = (
     # the same, for placement.cluster other than the cluster's name ("c1", "nope")
     # and placement.tags no node has (", tags not matched ['a']")
     KnownMismatch("placement-unmet", _placement_unmet),
-    # decodeStreamAssignment -> fixCfgMirrorWithDedupWindow zeroes a mirror's
-    # duplicate_window (server/jetstream_cluster.go:8808, jetstream.go:3236 at v2.12.8)
-    KnownMismatch("mirror-duplicate-window-zeroed", _mirror_dedup_zeroed),
     # jsClusteredConsumerRequest stamps the metadata after setConsumerConfigDefaults
     # (server/jetstream_cluster.go:9019-9027 at v2.12.8); single servers before it
     KnownMismatch("priority-timeout-level", _priority_timeout_level),

@@ -960,3 +960,26 @@ def test_counter_with_markers_is_refused_by_a_cluster_only(
             description="counter stream cannot use message TTLs",
         ),
     )
+
+
+@pytest.mark.parametrize("version", ["2.10.26", "2.11.11", "2.12.8", "2.14.6"])
+@pytest.mark.parametrize("as_text", [True, False])
+def test_a_cluster_stores_a_mirror_without_its_duplicate_window(
+    catalogue: Catalogue, version: str, as_text: bool
+) -> None:
+    """A cluster zeroes a mirror's duplicate_window as it decodes the assignment."""
+    config = {
+        "name": "FZ835",
+        "duplicate_window": 3_600_000_000_000,
+        "mirror": {"name": "ORIGIN", "filter_subject": ""},
+    }
+    body: Any = json.dumps(config) if as_text else config
+    windows = [
+        (
+            validate(
+                body, kind="stream", server=version, catalogue=catalogue, mode=mode
+            )
+        ).stored_config.get("duplicate_window")  # type: ignore[union-attr]
+        for mode in ("single", "cluster")
+    ]
+    assert windows == [3_600_000_000_000, 0]

@@ -1271,6 +1271,15 @@ def _placement(stored: dict[str, Any], _context: Context, _spec: ConfigCheck) ->
         stored["placement"] = None
 
 
+@register_default("stream.default.mirror_duplicate_window")
+def _mirror_window(
+    stored: dict[str, Any], context: Context, _spec: ConfigCheck
+) -> None:
+    """A cluster stores a mirror without its duplicate window (every node decodes it so)."""
+    if context.mode == "cluster" and stored.get("mirror") is not None:
+        stored["duplicate_window"] = 0
+
+
 # --- notes: defaults on load that change what the target does, not whether it loads
 
 
