@@ -371,15 +371,6 @@ def _negative(value: object) -> bool:
     return type(value) is int and value < 0
 
 
-def _direct_standalone(
-    case: differential.Case, reply: Mapping[str, Any], found: list[str]
-) -> bool:
-    """A direct consumer with replicas: the stream leader answers as a single server."""
-    del found
-    config = _config(case)
-    return config.get("direct") is True and _refused(reply, 10074, "replicas > 1")
-
-
 def _over_cluster_size(
     case: differential.Case, reply: Mapping[str, Any], found: list[str]
 ) -> bool:
@@ -407,18 +398,6 @@ def _placement_unmet(
     )
 
 
-def _priority_timeout_level(
-    case: differential.Case, reply: Mapping[str, Any], found: list[str]
-) -> bool:
-    """A negative priority_timeout, zeroed before a cluster stamps the level."""
-    level = ((reply.get("config") or {}).get("metadata") or {}).get("_nats.req.level")
-    return (
-        _negative(_config(case).get("priority_timeout"))
-        and level == "0"
-        and all(line.startswith("metadata (") for line in found)
-    )
-
-
 def _delete_answer(
     case: differential.Case, reply: Mapping[str, Any], found: list[str]
 ) -> bool:
@@ -440,10 +419,6 @@ class KnownMismatch:
 
 
 KNOWN_CLUSTER_MISMATCHES: Final[tuple[KnownMismatch, ...]] = (
-    # "direct": true: jsConsumerCreateRequest lets the stream leader answer on the
-    # single-server path (server/jetstream_api.go:4608-4613 and 4747-4757 at v2.12.8),
-    # so num_replicas > 1 is 500/10074 before any other consumer check
-    KnownMismatch("direct-consumer-standalone-path", _direct_standalone),
     # createGroupForStream -> selectPeerGroup finds 3 peers for R4/R5
     # (server/jetstream_cluster.go:7587-7616, 7492-7501 at v2.12.8): 400/10005, after
     # checkStreamCfg but before the stream leader's addStream checks
@@ -451,9 +426,6 @@ KNOWN_CLUSTER_MISMATCHES: Final[tuple[KnownMismatch, ...]] = (
     # the same, for placement.cluster other than the cluster's name ("c1", "nope")
     # and placement.tags no node has (", tags not matched ['a']")
     KnownMismatch("placement-unmet", _placement_unmet),
-    # jsClusteredConsumerRequest stamps the metadata after setConsumerConfigDefaults
-    # (server/jetstream_cluster.go:9019-9027 at v2.12.8); single servers before it
-    KnownMismatch("priority-timeout-level", _priority_timeout_level),
     # a consumer the consumer leader refuses after the meta leader assigned it: the meta
     # leader sends the error and proposes a delete carrying the create's reply subject
     # (processConsumerAssignmentResults, server/jetstream_cluster.go:5845-5881 at

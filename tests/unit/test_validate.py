@@ -983,3 +983,76 @@ def test_a_cluster_stores_a_mirror_without_its_duplicate_window(
         for mode in ("single", "cluster")
     ]
     assert windows == [3_600_000_000_000, 0]
+
+
+_CBX: dict[str, Any] = {"name": "CBX", "subjects": ["cbx.>"], "num_replicas": 3}
+
+
+@pytest.mark.parametrize(
+    ("version", "levels"),
+    [("2.11.11", ["1", "1"]), ("2.12.8", ["1", "0"]), ("2.15.1", ["1", "0"])],
+)
+@pytest.mark.parametrize("with_stream", [True, False])
+@pytest.mark.parametrize("as_text", [True, False])
+def test_a_cluster_stamps_the_defaulted_priority_timeout(
+    catalogue: Catalogue,
+    version: str,
+    levels: list[str],
+    with_stream: bool,
+    as_text: bool,
+) -> None:
+    """A cluster stamps after the defaults zeroed a negative priority_timeout (2.12.0+)."""
+    config = {"name": "c392", "deliver_policy": "last", "priority_timeout": -1}
+    body: Any = json.dumps(config) if as_text else config
+    stamped = [
+        validate(
+            body,
+            kind="consumer",
+            server=version,
+            catalogue=catalogue,
+            mode=mode,
+            stream=_CBX if with_stream else None,
+        ).stamped_metadata
+        for mode in ("single", "cluster")
+    ]
+    assert stamped == [{"_nats.req.level": level} for level in levels]
+
+
+@pytest.mark.parametrize("version", ["2.10.26", "2.11.11", "2.12.8", "2.15.1"])
+@pytest.mark.parametrize("as_text", [True, False])
+def test_a_clusters_direct_consumer_is_answered_as_on_a_single_server(
+    catalogue: Catalogue, version: str, as_text: bool
+) -> None:
+    """A direct consumer's create takes the standalone path in a cluster too."""
+    config = {"name": "c99", "max_waiting": 0, "direct": True, "num_replicas": 3}
+    body: Any = json.dumps(config) if as_text else config
+    answers = [
+        validate(
+            body,
+            kind="consumer",
+            server=version,
+            catalogue=catalogue,
+            mode=mode,
+            stream=_CBX,
+        )
+        for mode in ("single", "cluster")
+    ]
+    assert answers[0] == answers[1]
+    assert (answers[1].check, answers[1].error and answers[1].error.err_code) == (
+        "consumer.replicas_standalone",
+        10074,
+    )
+    pulled = validate(
+        {"name": "c98", "direct": True, "priority_timeout": -1, "deliver_subject": "d"},
+        kind="consumer",
+        server=version,
+        catalogue=catalogue,
+        mode="cluster",
+    )
+    single = validate(
+        {"name": "c98", "direct": True, "priority_timeout": -1, "deliver_subject": "d"},
+        kind="consumer",
+        server=version,
+        catalogue=catalogue,
+    )
+    assert pulled == single
