@@ -371,6 +371,14 @@ def _negative(value: object) -> bool:
     return type(value) is int and value < 0
 
 
+def _placement_assumed(case: differential.Case) -> bool:
+    """Validate's cluster-mode answer says it assumes the stream can be placed."""
+    prediction = assetgate.validate(
+        case.config, kind="stream", server=case.version, mode="cluster"
+    )
+    return any(line.startswith("stream.placement:") for line in prediction.assumed)
+
+
 def _over_cluster_size(
     case: differential.Case, reply: Mapping[str, Any], found: list[str]
 ) -> bool:
@@ -381,6 +389,7 @@ def _over_cluster_size(
         case.kind == "stream"
         and replicas in {4, 5}
         and _refused(reply, NO_PEERS, "no suitable peers for placement")
+        and _placement_assumed(case)
     )
 
 
@@ -393,8 +402,10 @@ def _placement_unmet(
     if case.kind != "stream" or not isinstance(placement, dict):
         return False
     elsewhere = placement.get("cluster") not in {None, "", "C1"}
-    return (elsewhere or bool(placement.get("tags"))) and _refused(
-        reply, NO_PEERS, "no suitable peers for placement"
+    return (
+        (elsewhere or bool(placement.get("tags")))
+        and _refused(reply, NO_PEERS, "no suitable peers for placement")
+        and _placement_assumed(case)
     )
 
 
@@ -424,7 +435,8 @@ KNOWN_CLUSTER_MISMATCHES: Final[tuple[KnownMismatch, ...]] = (
     # checkStreamCfg but before the stream leader's addStream checks
     KnownMismatch("stream-replicas-over-cluster-size", _over_cluster_size),
     # the same, for placement.cluster other than the cluster's name ("c1", "nope")
-    # and placement.tags no node has (", tags not matched ['a']")
+    # and placement.tags no node has (", tags not matched ['a']"); both environment
+    # facts validate cannot know: a match needs its assumed to say so (stream.placement)
     KnownMismatch("placement-unmet", _placement_unmet),
     # a consumer the consumer leader refuses after the meta leader assigned it: the meta
     # leader sends the error and proposes a delete carrying the create's reply subject

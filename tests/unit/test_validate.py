@@ -1056,3 +1056,32 @@ def test_a_clusters_direct_consumer_is_answered_as_on_a_single_server(
         catalogue=catalogue,
     )
     assert pulled == single
+
+
+@pytest.mark.parametrize(
+    ("config", "mode", "said"),
+    [
+        ({"name": "P1", "num_replicas": 4}, "cluster", True),
+        ({"name": "P1", "placement": {"cluster": "nope"}}, "cluster", True),
+        ({"name": "P1", "placement": {"tags": ["a"]}}, "cluster", True),
+        ({"name": "P1", "num_replicas": 1}, "cluster", False),
+        ({"name": "P1"}, "cluster", False),
+        ({"name": "P1", "placement": {"tags": ["a"]}}, "single", False),
+    ],
+)
+@pytest.mark.parametrize("as_text", [True, False])
+def test_a_cluster_is_assumed_to_place_the_stream(
+    catalogue: Catalogue,
+    config: dict[str, Any],
+    mode: Literal["single", "cluster"],
+    said: bool,
+    as_text: bool,
+) -> None:
+    """Replicas or a placement in a cluster: assumed says the peers are assumed to exist."""
+    body: Any = json.dumps(config) if as_text else config
+    result = validate(
+        body, kind="stream", server="2.12.8", catalogue=catalogue, mode=mode
+    )
+    assumed = [a for a in result.assumed if a.startswith("stream.placement:")]
+    assert len(assumed) == int(said)
+    assert "no suitable peers for placement" in "".join(assumed) or not said

@@ -1064,6 +1064,28 @@ def _preferred(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] |
 
 
 @register(
+    "stream.placement",
+    guard="False",
+    assumes=(
+        "the cluster has num_replicas peers that meet the placement (the placement's "
+        "cluster, else the meta leader's, and every placement tag) with room for "
+        "max_bytes, which are not known (a cluster without them answers 400 'no "
+        "suitable peers for placement' after the config checks, with ', tags not "
+        "matched [...]' for a tag no peer has)"
+    ),
+    assumes_when=(
+        "_ctx.mode == 'cluster' and _ctx.op == 'create' and (c.num_replicas > 1 "
+        "or (c.placement is not None and bool(c.placement.cluster or c.placement.tags)))"
+    ),
+)
+def _placement_met(
+    _config: Any, _context: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """A cluster places a new stream (``selectPeerGroup``): assumed to succeed."""
+    return _PASS
+
+
+@register(
     "stream.counter_ttl_rechecked",
     guard="_ctx.mode == 'cluster' and c.allow_msg_counter"
     " and c.subject_delete_marker_ttl > 0",
