@@ -21,7 +21,7 @@ import msgspec
 import structlog
 
 from assetgate.catalogue import derived
-from assetgate.catalogue.compile import features_for, hazard_function
+from assetgate.catalogue.compile import Features, features_for, hazard_function
 from assetgate.catalogue.levels import (
     BUILD_LOCK,
     Catalogue,
@@ -55,7 +55,7 @@ from assetgate.version import ServerVersion
 from assetgate.wire import AssetKind  # noqa: TC001 (msgspec reads it at run time)
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
 __all__ = ["ApiError", "ServerInfo", "Validation", "validate"]
 
@@ -315,7 +315,7 @@ def _validate(
         )
     context = Context(
         phase="create",
-        mode=mode,
+        mode=_answering_mode(kind, mode, config_value),
         stream=None if stream is None else _decode_existing(stream, "stream", profile),
         op=op,
         limits=limits,
@@ -334,7 +334,9 @@ def _validate(
             check=failure.check,
             assumed=assumptions(kind, profile, context, config_value),
         )
-    level, minimum = features_for(cat, profile.line, kind)(config_value)
+    level, minimum, defaulted = _stamped(
+        features_for(cat, profile.line, kind), profile, kind, context, config_value
+    )
     previous = (
         _decode_existing(existing, kind, profile) if existing is not None else None
     )
@@ -373,11 +375,53 @@ def _validate(
         min_server_version=minimum
         if not decoded.unknown_fields
         else _min_version(raw, decoded, kind=kind, profile=profile, cat=cat),
-        stored_config=_with_metadata(
-            stored_config(kind, config_value, profile, context), stored
-        ),
+        stored_config=_with_metadata(defaulted, stored),
         assumed=assumptions(kind, profile, context, config_value),
     )
+
+
+def _answering_mode(kind: AssetKind, mode: Mode, config: Any) -> Mode:
+    """The mode of the path that answers: a cluster's direct consumer takes a single one.
+
+    ``jsConsumerCreateRequest`` lets the stream leader answer a ``direct`` consumer
+    create on the standalone path (``server/jetstream_api.go:4608-4613, 4747-4757`` at
+    v2.12.8; every release): its checks and its stamp are a single server's.
+    """
+    if mode == "cluster" and kind == "consumer" and getattr(config, "direct", False):
+        return "single"
+    return mode
+
+
+def _stamped(
+    features: Callable[[Any], Features],
+    profile: ServerProfile,
+    kind: AssetKind,
+    context: Context,
+    config: Any,
+) -> tuple[int, str, dict[str, Any]]:
+    """The level the server stamps, the earliest release, and the stored config.
+
+    The level is that of the defaulted config where the server stamps after its
+    defaults (:func:`_stamps_defaulted`), else that of the request.
+    """
+    level, minimum = features(config)
+    defaulted = stored_config(kind, config, profile, context)
+    if _stamps_defaulted(kind, context):
+        level = features(msgspec.convert(defaulted, type(config)))[0]
+    return level, minimum, defaulted
+
+
+def _stamps_defaulted(kind: AssetKind, context: Context) -> bool:
+    """Whether the level is stamped on the defaulted config, not the request's.
+
+    A cluster's meta leader stamps a consumer after ``setConsumerConfigDefaults``
+    (``jsClusteredConsumerRequest``, ``server/jetstream_cluster.go:8896, 9019-9027``
+    at v2.12.8); a single server before (``server/jetstream_api.go:4785``). Of the
+    level rules only ``priority_timeout`` meets a default: a negative one is 0 from
+    2.12.0 (``consumer.default.negatives``). Streams are stamped after
+    ``checkStreamCfg`` in both modes.
+    """
+    return kind == "consumer" and context.mode == "cluster"
 
 
 def _with_metadata(
@@ -454,9 +498,13 @@ class _FastPlan:
             return None  # the exact path, or the name check of the general path
         if self.hazard is not None and self.hazard(value) is not None:
             return None
+        if _answering_mode(self.kind, self.context.mode, value) != self.context.mode:
+            return None  # the general path takes the answering path's mode
         if self.checks is not None and self.checks(value) is not None:
             return None  # the general path words the reply
-        level, minimum = self.features(value)
+        level, minimum, defaulted = _stamped(
+            self.features, self.profile, self.kind, self.context, value
+        )
         metadata = value.metadata
         if not self.stamps:
             stored = dict(metadata) if metadata else None
@@ -481,9 +529,7 @@ class _FastPlan:
             created_metadata=dict(self.created),
             required_level=level,
             min_server_version=minimum,
-            stored_config=_with_metadata(
-                stored_config(self.kind, value, self.profile, self.context), stored
-            ),
+            stored_config=_with_metadata(defaulted, stored),
             assumed=assumptions(self.kind, self.profile, self.context, value)
             if self.assumed_varies
             else self.assumed,

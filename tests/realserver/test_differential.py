@@ -397,13 +397,12 @@ def _negative(value: object) -> bool:
     return type(value) is int and value < 0
 
 
-def _direct_standalone(
-    case: differential.Case, reply: Mapping[str, Any], found: list[str]
-) -> bool:
-    """A direct consumer with replicas: the stream leader answers as a single server."""
-    del found
-    config = _config(case)
-    return config.get("direct") is True and _refused(reply, 10074, "replicas > 1")
+def _placement_assumed(case: differential.Case) -> bool:
+    """Validate's cluster-mode answer says it assumes the stream can be placed."""
+    prediction = assetgate.validate(
+        case.config, kind="stream", server=case.version, mode="cluster"
+    )
+    return any(line.startswith("stream.placement:") for line in prediction.assumed)
 
 
 def _over_cluster_size(
@@ -416,6 +415,7 @@ def _over_cluster_size(
         case.kind == "stream"
         and replicas in {4, 5}
         and _refused(reply, NO_PEERS, "no suitable peers for placement")
+        and _placement_assumed(case)
     )
 
 
@@ -428,43 +428,10 @@ def _placement_unmet(
     if case.kind != "stream" or not isinstance(placement, dict):
         return False
     elsewhere = placement.get("cluster") not in {None, "", "C1"}
-    return (elsewhere or bool(placement.get("tags"))) and _refused(
-        reply, NO_PEERS, "no suitable peers for placement"
-    )
-
-
-def _mirror_dedup_zeroed(
-    case: differential.Case, reply: Mapping[str, Any], found: list[str]
-) -> bool:
-    """A mirror's duplicate_window, dropped when the meta layer decodes it."""
-    del reply
-    return "mirror" in _config(case) and all(
-        line.startswith("duplicate_window: server <absent>") for line in found
-    )
-
-
-def _priority_timeout_level(
-    case: differential.Case, reply: Mapping[str, Any], found: list[str]
-) -> bool:
-    """A negative priority_timeout, zeroed before a cluster stamps the level."""
-    level = ((reply.get("config") or {}).get("metadata") or {}).get("_nats.req.level")
     return (
-        _negative(_config(case).get("priority_timeout"))
-        and level == "0"
-        and all(line.startswith("metadata (") for line in found)
-    )
-
-
-def _counter_ttl_rechecked(
-    case: differential.Case, reply: Mapping[str, Any], found: list[str]
-) -> bool:
-    """A counter stream with delete markers: the defaulted allow_msg_ttl, checked again."""
-    del found
-    config = _config(case)
-    return (
-        config.get("allow_msg_counter") is True
-        and "subject_delete_marker_ttl" in config
-        and _refused(reply, 10052, "counter stream cannot use message TTLs")
+        (elsewhere or bool(placement.get("tags")))
+        and _refused(reply, NO_PEERS, "no suitable peers for placement")
+        and _placement_assumed(case)
     )
 
 
@@ -489,27 +456,14 @@ class KnownMismatch:
 
 
 KNOWN_CLUSTER_MISMATCHES: Final[tuple[KnownMismatch, ...]] = (
-    # "direct": true: jsConsumerCreateRequest lets the stream leader answer on the
-    # single-server path (server/jetstream_api.go:4608-4613 and 4747-4757 at v2.12.8),
-    # so num_replicas > 1 is 500/10074 before any other consumer check
-    KnownMismatch("direct-consumer-standalone-path", _direct_standalone),
     # createGroupForStream -> selectPeerGroup finds 3 peers for R4/R5
     # (server/jetstream_cluster.go:7587-7616, 7492-7501 at v2.12.8): 400/10005, after
     # checkStreamCfg but before the stream leader's addStream checks
     KnownMismatch("stream-replicas-over-cluster-size", _over_cluster_size),
     # the same, for placement.cluster other than the cluster's name ("c1", "nope")
-    # and placement.tags no node has (", tags not matched ['a']")
+    # and placement.tags no node has (", tags not matched ['a']"); both environment
+    # facts validate cannot know: a match needs its assumed to say so (stream.placement)
     KnownMismatch("placement-unmet", _placement_unmet),
-    # decodeStreamAssignment -> fixCfgMirrorWithDedupWindow zeroes a mirror's
-    # duplicate_window (server/jetstream_cluster.go:8808, jetstream.go:3236 at v2.12.8)
-    KnownMismatch("mirror-duplicate-window-zeroed", _mirror_dedup_zeroed),
-    # jsClusteredConsumerRequest stamps the metadata after setConsumerConfigDefaults
-    # (server/jetstream_cluster.go:9019-9027 at v2.12.8); single servers before it
-    KnownMismatch("priority-timeout-level", _priority_timeout_level),
-    # checkStreamCfg sets allow_msg_ttl for subject_delete_marker_ttl after its counter
-    # check; the stream leader checks the defaulted config again (server/stream.go:
-    # 1773 and 1802 at v2.14.5): 500/10052 on 2.14/2.15
-    KnownMismatch("counter-delete-marker-rechecked", _counter_ttl_rechecked),
     # a consumer the consumer leader refuses after the meta leader assigned it: the meta
     # leader sends the error and proposes a delete carrying the create's reply subject
     # (processConsumerAssignmentResults, server/jetstream_cluster.go:5845-5881 at

@@ -927,3 +927,161 @@ def test_limits_must_be_server_limits(catalogue: Catalogue) -> None:
             catalogue=catalogue,
             limits={"max_file_store": 1},  # type: ignore[arg-type]
         )
+
+
+# --- cluster mode: what a 3-node cluster answers otherwise (test_differential.py)
+
+_COUNTER_MARKERS: dict[str, Any] = {
+    "name": "FZ641",
+    "discard": "old",
+    "allow_msg_counter": True,
+    "subject_delete_marker_ttl": 60_000_000_000,
+    "num_replicas": 1,
+}
+
+
+@pytest.mark.parametrize("version", ["2.12.8", "2.14.6", "2.15.1"])
+@pytest.mark.parametrize("as_text", [True, False])
+def test_counter_with_markers_is_refused_by_a_cluster_only(
+    catalogue: Catalogue, version: str, as_text: bool
+) -> None:
+    """A cluster's stream leader rechecks the defaulted allow_msg_ttl; a single server not."""
+    body: Any = json.dumps(_COUNTER_MARKERS) if as_text else _COUNTER_MARKERS
+    single = validate(body, kind="stream", server=version, catalogue=catalogue)
+    cluster = validate(
+        body, kind="stream", server=version, catalogue=catalogue, mode="cluster"
+    )
+    assert single.accepted
+    assert (cluster.check, cluster.error) == (
+        "stream.counter_ttl_rechecked",
+        ApiError(
+            code=500,
+            err_code=10052,
+            description="counter stream cannot use message TTLs",
+        ),
+    )
+
+
+@pytest.mark.parametrize("version", ["2.10.26", "2.11.11", "2.12.8", "2.14.6"])
+@pytest.mark.parametrize("as_text", [True, False])
+def test_a_cluster_stores_a_mirror_without_its_duplicate_window(
+    catalogue: Catalogue, version: str, as_text: bool
+) -> None:
+    """A cluster zeroes a mirror's duplicate_window as it decodes the assignment."""
+    config = {
+        "name": "FZ835",
+        "duplicate_window": 3_600_000_000_000,
+        "mirror": {"name": "ORIGIN", "filter_subject": ""},
+    }
+    body: Any = json.dumps(config) if as_text else config
+    windows = [
+        (
+            validate(
+                body, kind="stream", server=version, catalogue=catalogue, mode=mode
+            )
+        ).stored_config.get("duplicate_window")  # type: ignore[union-attr]
+        for mode in ("single", "cluster")
+    ]
+    assert windows == [3_600_000_000_000, 0]
+
+
+_CBX: dict[str, Any] = {"name": "CBX", "subjects": ["cbx.>"], "num_replicas": 3}
+
+
+@pytest.mark.parametrize(
+    ("version", "levels"),
+    [("2.11.11", ["1", "1"]), ("2.12.8", ["1", "0"]), ("2.15.1", ["1", "0"])],
+)
+@pytest.mark.parametrize("with_stream", [True, False])
+@pytest.mark.parametrize("as_text", [True, False])
+def test_a_cluster_stamps_the_defaulted_priority_timeout(
+    catalogue: Catalogue,
+    version: str,
+    levels: list[str],
+    with_stream: bool,
+    as_text: bool,
+) -> None:
+    """A cluster stamps after the defaults zeroed a negative priority_timeout (2.12.0+)."""
+    config = {"name": "c392", "deliver_policy": "last", "priority_timeout": -1}
+    body: Any = json.dumps(config) if as_text else config
+    stamped = [
+        validate(
+            body,
+            kind="consumer",
+            server=version,
+            catalogue=catalogue,
+            mode=mode,
+            stream=_CBX if with_stream else None,
+        ).stamped_metadata
+        for mode in ("single", "cluster")
+    ]
+    assert stamped == [{"_nats.req.level": level} for level in levels]
+
+
+@pytest.mark.parametrize("version", ["2.10.26", "2.11.11", "2.12.8", "2.15.1"])
+@pytest.mark.parametrize("as_text", [True, False])
+def test_a_clusters_direct_consumer_is_answered_as_on_a_single_server(
+    catalogue: Catalogue, version: str, as_text: bool
+) -> None:
+    """A direct consumer's create takes the standalone path in a cluster too."""
+    config = {"name": "c99", "max_waiting": 0, "direct": True, "num_replicas": 3}
+    body: Any = json.dumps(config) if as_text else config
+    answers = [
+        validate(
+            body,
+            kind="consumer",
+            server=version,
+            catalogue=catalogue,
+            mode=mode,
+            stream=_CBX,
+        )
+        for mode in ("single", "cluster")
+    ]
+    assert answers[0] == answers[1]
+    assert (answers[1].check, answers[1].error and answers[1].error.err_code) == (
+        "consumer.replicas_standalone",
+        10074,
+    )
+    pulled = validate(
+        {"name": "c98", "direct": True, "priority_timeout": -1, "deliver_subject": "d"},
+        kind="consumer",
+        server=version,
+        catalogue=catalogue,
+        mode="cluster",
+    )
+    single = validate(
+        {"name": "c98", "direct": True, "priority_timeout": -1, "deliver_subject": "d"},
+        kind="consumer",
+        server=version,
+        catalogue=catalogue,
+    )
+    assert pulled == single
+
+
+@pytest.mark.parametrize(
+    ("config", "mode", "said"),
+    [
+        ({"name": "P1", "num_replicas": 4}, "cluster", True),
+        ({"name": "P1", "placement": {"cluster": "nope"}}, "cluster", True),
+        ({"name": "P1", "placement": {"tags": ["a"]}}, "cluster", True),
+        ({"name": "P1", "num_replicas": 1}, "cluster", False),
+        ({"name": "P1"}, "cluster", False),
+        ({"name": "P1", "placement": {"tags": ["a"]}}, "single", False),
+    ],
+)
+@pytest.mark.parametrize("as_text", [True, False])
+def test_a_cluster_is_assumed_to_place_the_stream(
+    catalogue: Catalogue,
+    config: dict[str, Any],
+    mode: Literal["single", "cluster"],
+    said: bool,
+    as_text: bool,
+) -> None:
+    """Replicas or a placement in a cluster: assumed says the peers are assumed to exist."""
+    body: Any = json.dumps(config) if as_text else config
+    result = validate(
+        body, kind="stream", server="2.12.8", catalogue=catalogue, mode=mode
+    )
+    assumed = [a for a in result.assumed if a.startswith("stream.placement:")]
+    assert len(assumed) == int(said)
+    assert "no suitable peers for placement" in "".join(assumed) or not said

@@ -1064,6 +1064,46 @@ def _preferred(config: Any, _c: Context, _s: ConfigCheck) -> Mapping[str, str] |
 
 
 @register(
+    "stream.placement",
+    guard="False",
+    assumes=(
+        "the cluster has num_replicas peers that meet the placement (the placement's "
+        "cluster, else the meta leader's, and every placement tag) with room for "
+        "max_bytes, which are not known (a cluster without them answers 400 'no "
+        "suitable peers for placement' after the config checks, with ', tags not "
+        "matched [...]' for a tag no peer has)"
+    ),
+    assumes_when=(
+        "_ctx.mode == 'cluster' and _ctx.op == 'create' and (c.num_replicas > 1 "
+        "or (c.placement is not None and bool(c.placement.cluster or c.placement.tags)))"
+    ),
+)
+def _placement_met(
+    _config: Any, _context: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """A cluster places a new stream (``selectPeerGroup``): assumed to succeed."""
+    return _PASS
+
+
+@register(
+    "stream.counter_ttl_rechecked",
+    guard="_ctx.mode == 'cluster' and c.allow_msg_counter"
+    " and c.subject_delete_marker_ttl > 0",
+)
+def _counter_ttl_rechecked(
+    config: Any, context: Context, _s: ConfigCheck
+) -> Mapping[str, str] | None:
+    """A cluster's stream leader checks the defaulted config again.
+
+    A delete marker TTL turns ``allow_msg_ttl`` on after the counter checks of the
+    first pass, so a counter stream with markers fails ``stream.counter_ttl`` there.
+    """
+    if context.mode != "cluster" or not config.allow_msg_counter:
+        return _PASS
+    return _FAIL if config.subject_delete_marker_ttl > 0 else _PASS
+
+
+@register(
     "stream.replicas_standalone", guard="_ctx.mode == 'single' and c.num_replicas > 1"
 )
 def _standalone(
@@ -1251,6 +1291,15 @@ def _placement(stored: dict[str, Any], _context: Context, _spec: ConfigCheck) ->
     placement = stored.get("placement")
     if placement is not None and not any(placement.values()):
         stored["placement"] = None
+
+
+@register_default("stream.default.mirror_duplicate_window")
+def _mirror_window(
+    stored: dict[str, Any], context: Context, _spec: ConfigCheck
+) -> None:
+    """A cluster stores a mirror without its duplicate window (every node decodes it so)."""
+    if context.mode == "cluster" and stored.get("mirror") is not None:
+        stored["duplicate_window"] = 0
 
 
 # --- notes: defaults on load that change what the target does, not whether it loads
