@@ -268,6 +268,8 @@ def render_validation(result: Validation, *, source: str) -> str:
             if not result.dropped_fields
             else "accepted, fields silently dropped"
         )
+        if result.lost_on_restart is not None:
+            verdict += f", then lost at the next restart: {result.lost_on_restart}"
         lines.append(f"  verdict:          {verdict}")
     elif result.server_crash is not None:
         lines.append(f"  verdict:          the server crashes: {result.server_crash}")

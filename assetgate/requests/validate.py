@@ -31,6 +31,7 @@ from assetgate.catalogue.levels import (
 from assetgate.catalogue.model import CONFIG_STRUCT, stream_request
 from assetgate.decoding.decode import Decoded, decode, fast_path, given_fields
 from assetgate.errors import InvalidArgument, InvalidServerVersion
+from assetgate.inventory.read import Asset
 from assetgate.judge.configchecks import (
     Context,
     ServerLimits,
@@ -40,6 +41,7 @@ from assetgate.judge.configchecks import (
     first_failure,
     stored_config,
 )
+from assetgate.judge.gate import judge, plan_for
 from assetgate.judge.metadata import (
     REQUIRED_LEVEL_KEY,
     SERVER_LEVEL_KEY,
@@ -116,6 +118,10 @@ class Validation(msgspec.Struct, frozen=True, kw_only=True):
             ``levels/``), ``None`` otherwise.
         assumed: what the checks could not know and assumed (the server's default
             limits, a consumer's stream not given), as sentences.
+        lost_on_restart: the server's reason for not loading the stored config when
+            it next starts (its start-up config checks refuse what its create
+            accepted), in ``check``'s words; the asset is created, then lost.
+            ``None``: it loads, or the request is refused.
     """
 
     server: ServerInfo
@@ -135,11 +141,14 @@ class Validation(msgspec.Struct, frozen=True, kw_only=True):
     stored_config: dict[str, Any] | None = None
     check: str | None = None
     assumed: tuple[str, ...] = ()
+    lost_on_restart: str | None = None
 
     @property
     def clean(self) -> bool:
-        """Accepted with nothing dropped (``assetgate validate`` exits 0)."""
-        return self.accepted and not self.dropped_fields
+        """Accepted with nothing dropped or lost (``assetgate validate`` exits 0)."""
+        return (
+            self.accepted and not self.dropped_fields and self.lost_on_restart is None
+        )
 
 
 def validate(
@@ -377,7 +386,43 @@ def _validate(
         else _min_version(raw, decoded, kind=kind, profile=profile, cat=cat),
         stored_config=_with_metadata(defaulted, stored),
         assumed=assumptions(kind, profile, context, config_value),
+        lost_on_restart=_lost_on_restart(
+            kind, _with_metadata(defaulted, stored), profile, context.mode, cat
+        ),
     )
+
+
+def _lost_on_restart(
+    kind: AssetKind,
+    stored: dict[str, Any],
+    profile: ServerProfile,
+    mode: Mode,
+    cat: Catalogue,
+) -> str | None:
+    """Why the server does not load ``stored`` when it next starts, or ``None``.
+
+    The stored config is judged as ``check`` judges a stored asset on the same release
+    and mode: a create the server accepts can still fail its start-up config checks,
+    which see the config with its defaults (a counter stream with
+    ``subject_delete_marker_ttl``: the default turns ``allow_msg_ttl`` on after the
+    create's counter check; binary: accepted, then ``Error recreating stream`` at the
+    next start on 2.12.8 and 2.15.1).
+    """
+    config = msgspec.json.encode(stored)
+    plan = plan_for(profile, cat, kind, mode)
+    decoded = plan.decode(config)
+    if decoded is not None and (plan.checker is None or plan.checker(decoded) is None):
+        return None  # the start-up checks pass (the common case, without a verdict)
+    name = str(stored.get("name") or stored.get("durable_name") or "")
+    asset = Asset(
+        source="validate",
+        kind=kind,
+        stream=name if kind == "stream" else "",
+        name=name,
+        config=config,
+    )
+    verdict = judge(asset, profile, mode, cat).verdict
+    return verdict.reason if verdict.state == "unloadable" else None
 
 
 def _answering_mode(kind: AssetKind, mode: Mode, config: Any) -> Mode:
@@ -529,10 +574,13 @@ class _FastPlan:
             created_metadata=dict(self.created),
             required_level=level,
             min_server_version=minimum,
-            stored_config=_with_metadata(defaulted, stored),
+            stored_config=(kept := _with_metadata(defaulted, stored)),
             assumed=assumptions(self.kind, self.profile, self.context, value)
             if self.assumed_varies
             else self.assumed,
+            lost_on_restart=_lost_on_restart(
+                self.kind, kept, self.profile, self.context.mode, self.catalogue
+            ),
         )
 
 

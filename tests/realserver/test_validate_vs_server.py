@@ -24,6 +24,7 @@ from tests.support.natsserver import Client, NatsServer, raw_request
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
+    from pathlib import Path
 
     from tests.realserver.conftest import Servers
 
@@ -598,3 +599,44 @@ def test_consumer_decode_error_matches_prediction(
     _assert_matches(
         running, result, reply, body, f"$JS.API.CONSUMER.INFO.{BASE_STREAM}.{name}"
     )
+
+
+RESTART_CASES: Final = (
+    (
+        "counter_with_markers",
+        {
+            "name": "RC1",
+            "subjects": ["rc1"],
+            "allow_msg_counter": True,
+            "subject_delete_marker_ttl": 60_000_000_000,
+        },
+    ),
+    ("plain", {"name": "RC2", "subjects": ["rc2"]}),
+)
+
+
+@pytest.mark.parametrize("version", ["2.12.8", "2.14.6", "2.15.1"])
+def test_lost_on_restart_matches_a_restarted_server(
+    tmp_path: Path, version: str
+) -> None:
+    """A create validate says is lost at restart is gone after one; the others stay."""
+    server = NatsServer(version, tmp_path / "store")
+    predicted: dict[str, str | None] = {}
+    with server:
+        for _case, config in RESTART_CASES:
+            data = json.dumps(config).encode()
+            result = assetgate.validate(data, kind="stream", server=version)
+            name = str(config["name"])
+            predicted[name] = result.lost_on_restart
+            reply = raw_request(server.url, f"$JS.API.STREAM.CREATE.{name}", data)
+            assert ("error" not in reply, result.accepted) == (True, True), reply
+    with server:  # the same store, started again
+        observed = {
+            name: "error" in raw_request(server.url, f"$JS.API.STREAM.INFO.{name}", b"")
+            for name in predicted
+        }
+        log = server.log_text()
+    assert {name: reason is not None for name, reason in predicted.items()} == observed
+    for name, reason in predicted.items():
+        if reason is not None:
+            assert f'Error recreating stream "{name}": {reason}' in log

@@ -38,6 +38,7 @@ _VALIDATION_KEYS = {
     "created_metadata",
     "required_level",
     "min_server_version",
+    "lost_on_restart",
 }
 
 

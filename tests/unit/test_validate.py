@@ -6,7 +6,7 @@ Expected replies are the real servers' texts from /tmp/facts/probe.md.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import msgspec
 import pytest
@@ -1085,3 +1085,45 @@ def test_a_cluster_is_assumed_to_place_the_stream(
     assumed = [a for a in result.assumed if a.startswith("stream.placement:")]
     assert len(assumed) == int(said)
     assert "no suitable peers for placement" in "".join(assumed) or not said
+
+
+_RESTART_LOST: Final = {
+    "name": "CT",
+    "subjects": ["ct"],
+    "allow_msg_counter": True,
+    "subject_delete_marker_ttl": 60_000_000_000,
+}
+
+
+@pytest.mark.parametrize("server", ["2.12.8", "2.14.6", "2.15.1"])
+def test_an_accepted_create_can_be_lost_at_restart(
+    catalogue: Catalogue, server: str
+) -> None:
+    """A single server accepts a counter stream with markers, then refuses it at start."""
+    result = validate(_RESTART_LOST, kind="stream", server=server, catalogue=catalogue)
+    assert (result.accepted, result.lost_on_restart, result.clean) == (
+        True,
+        "counter stream cannot use message TTLs (10052)",
+        False,
+    )
+
+
+def test_a_plain_create_loads_at_restart(catalogue: Catalogue) -> None:
+    """A plain accepted create is not said to be lost (both validate paths)."""
+    for config in ({"name": "P", "subjects": ["p"]}, b'{"name":"P","subjects":["p"]}'):
+        result = validate(config, kind="stream", server="2.12.8", catalogue=catalogue)
+        assert (result.accepted, result.lost_on_restart, result.clean) == (
+            True,
+            None,
+            True,
+        )
+
+
+def test_lost_on_restart_on_the_fast_path_too(catalogue: Catalogue) -> None:
+    """The bytes of a plain config (the fast plan) give the same answer as a mapping."""
+    data = json.dumps(_RESTART_LOST).encode()
+    fast = validate(data, kind="stream", server="2.15.1", catalogue=catalogue)
+    general = validate(
+        _RESTART_LOST, kind="stream", server="2.15.1", catalogue=catalogue
+    )
+    assert fast.lost_on_restart == general.lost_on_restart is not None
