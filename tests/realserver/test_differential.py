@@ -22,6 +22,7 @@ and the table of known cluster mismatches is read next to them.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -304,6 +305,18 @@ class _Run:
             pytest.fail(f"{self.version}: {api} DELETE {asset} failed: {deleted}")
         return info
 
+    def _forget(self, case: differential.Case) -> None:
+        """Delete, if it is there, a stream whose refusal never came (best effort).
+
+        The meta layer may keep the assignment: the stream then claims its subjects
+        (its name, when it has none) and later creates overlap it (10065).
+        """
+        name = _config(case).get("name")
+        if not isinstance(name, str) or not name:
+            return
+        with contextlib.suppress(TimeoutError, nats.errors.Error, NatsServerError):
+            self.client.request_api(f"$JS.API.STREAM.DELETE.{name}", b"")
+
     def send(self, index: int) -> bool:
         """Run case ``index``; False when the server stopped answering."""
         case = differential.make_case(
@@ -333,6 +346,7 @@ class _Run:
                 self.tally.known[LOST_REFUSAL] = (
                     self.tally.known.get(LOST_REFUSAL, 0) + 1
                 )
+                self._forget(case)
                 return True
             found = [f"no reply: {exc!r}"]
             self.tally.mismatches.append(_report(case, None, predicted, found))
@@ -479,23 +493,25 @@ A mismatch of a class here is counted in the summary, not failed; any other fail
 """
 
 
-LOST_REFUSAL: Final = "stream-leader-refusal-unanswered-2.10"
+LOST_REFUSAL: Final = "stream-leader-refusal-unanswered"
 STREAM_CREATE_FAILED: Final = 10049
 
 
 def _lost_refusal(case: differential.Case, prediction: assetgate.Validation) -> bool:
-    """A 2.10 stream its leader refuses to add (500/10049): at times never answered.
+    """A 2.10/2.11 stream its leader refuses to add (500/10049): at times never answered.
 
     The meta leader accepts the assignment, the stream leader fails to add the stream
     (a transform, template_owner) and reports it; the meta leader answers from that
     report (processStreamAssignmentResults, server/jetstream_cluster.go at v2.10.26).
-    Seen on 2.10.26 alone, in about one run in three (seed 1: stream #249 and #2424, a
-    transform; #368, template_owner), with no reply in 10 s while the same request
-    alone is answered at once: timing inside the server, not modelled; the run goes on.
+    Seen on 2.10.26 in about one run in three (seed 1: stream #249 and #2424, a
+    transform; #368, template_owner) and on 2.11.11 (seed 1: stream #22,
+    template_owner; one full run in two on a loaded machine), with no reply in 10 s
+    while the same request alone is answered at once: timing inside the server, not
+    modelled; the run goes on.
     """
     error = prediction.error
     return (
-        case.version.startswith("2.10.")
+        case.version.startswith(("2.10.", "2.11."))
         and case.kind == "stream"
         and error is not None
         and error.err_code == STREAM_CREATE_FAILED
@@ -591,7 +607,10 @@ def test_cases_use_known_fields(
 def test_cluster_cases_add_replicas_to_single_ones(
     catalogue: Catalogue, kind: differential.Kind
 ) -> None:
-    """A cluster case differs from its single-server case in replicas, placement, max_bytes."""
+    """A cluster case differs from its single one in replicas, placement, max_bytes, direct.
+
+    ``direct`` only by its removal, on the streams one leftover consumer would change.
+    """
     fields = differential.known_fields(catalogue, "2.12.8", kind)
     changed: set[str] = set()
     replicas: set[object] = set()
@@ -605,8 +624,13 @@ def test_cluster_cases_add_replicas_to_single_ones(
             k for k in alone.keys() | placed.keys() if alone.get(k) != placed.get(k)
         }
         replicas.add(placed.get("num_replicas"))
+        if alone.get("direct") != placed.get("direct"):
+            assert ("direct" in placed, clustered.base in {"CBW", "CBM"}) == (
+                False,
+                True,
+            )
     assert (
-        changed <= {"num_replicas", "placement", "max_bytes"},
+        changed <= {"num_replicas", "placement", "max_bytes", "direct"},
         {4, 5} <= replicas,
     ) == (
         True,
