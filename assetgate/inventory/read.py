@@ -366,8 +366,7 @@ def read_inventory(
 
 
 def read_inventory_with(
-    sources: Iterable[str | os.PathLike[str]],
-    read: Callable[[bytes, str], Iterable[_T]],
+    sources: Iterable[str | os.PathLike[str]], read: _ReadLine[_T]
 ) -> Iterator[InventoryEntry | _T]:
     """:func:`read_inventory`, with each plain line's JSON read by ``read``.
 

@@ -328,13 +328,7 @@ def _lean(
         )
         if not stream:
             return Judged(verdict=verdict)
-        subjects = claimed_subjects(
-            config.subjects,
-            name=config.name or name,
-            mirror=config.mirror,
-            sources=config.sources,
-        )
-        return Judged(verdict=verdict, subjects=subjects)
+        return Judged(verdict=verdict, subjects=_subjects(config, name))
 
     return finish
 
@@ -693,15 +687,15 @@ def _judged(  # noqa: PLR0917 - the parts of one judgement
         verdict = msgspec.structs.replace(verdict, check=check, notes=notes)
     subjects: tuple[str, ...] = ()
     if asset.kind == "stream" and decoded.config is not None:
-        subjects = _subjects(decoded.config, asset)
+        subjects = _subjects(decoded.config, asset.name)
     return Judged(verdict=verdict, subjects=subjects)
 
 
-def _subjects(config: Any, asset: Asset) -> tuple[str, ...]:
-    """The subjects a decoded stream config claims (its name when it has none)."""
+def _subjects(config: Any, name: str) -> tuple[str, ...]:
+    """The subjects a decoded stream config claims (its name, else ``name``, if none)."""
     return claimed_subjects(
         config.subjects,
-        name=config.name or asset.name,
+        name=config.name or name,
         mirror=config.mirror,
         sources=config.sources,
     )

@@ -35,13 +35,13 @@ from assetgate.inventory.read import Asset
 from assetgate.judge.configchecks import (
     Context,
     ServerLimits,
+    assumer,
     assumptions,
     bound_checker,
-    conditional_assumptions,
     first_failure,
     stored_config,
 )
-from assetgate.judge.gate import judge, plan_for
+from assetgate.judge.gate import judge
 from assetgate.judge.metadata import (
     REQUIRED_LEVEL_KEY,
     SERVER_LEVEL_KEY,
@@ -384,11 +384,9 @@ def _validate(
         min_server_version=minimum
         if not decoded.unknown_fields
         else _min_version(raw, decoded, kind=kind, profile=profile, cat=cat),
-        stored_config=_with_metadata(defaulted, stored),
+        stored_config=(kept := _with_metadata(defaulted, stored)),
         assumed=assumptions(kind, profile, context, config_value),
-        lost_on_restart=_lost_on_restart(
-            kind, _with_metadata(defaulted, stored), profile, context.mode, cat
-        ),
+        lost_on_restart=_lost_on_restart(kind, kept, profile, context.mode, cat),
     )
 
 
@@ -408,18 +406,13 @@ def _lost_on_restart(
     create's counter check; binary: accepted, then ``Error recreating stream`` at the
     next start on 2.12.8 and 2.15.1).
     """
-    config = msgspec.json.encode(stored)
-    plan = plan_for(profile, cat, kind, mode)
-    decoded = plan.decode(config)
-    if decoded is not None and (plan.checker is None or plan.checker(decoded) is None):
-        return None  # the start-up checks pass (the common case, without a verdict)
     name = str(stored.get("name") or stored.get("durable_name") or "")
     asset = Asset(
         source="validate",
         kind=kind,
         stream=name if kind == "stream" else "",
         name=name,
-        config=config,
+        config=msgspec.json.encode(stored),
     )
     verdict = judge(asset, profile, mode, cat).verdict
     return verdict.reason if verdict.state == "unloadable" else None
@@ -491,8 +484,7 @@ class _FastPlan:
     """
 
     __slots__ = (
-        "assumed",
-        "assumed_varies",
+        "assume",
         "catalogue",
         "checks",
         "context",
@@ -531,8 +523,7 @@ class _FastPlan:
         self.profile = profile
         self.context = Context(phase="create", mode=mode)
         self.checks = bound_checker(profile, kind, self.context)
-        self.assumed = assumptions(kind, profile, self.context)
-        self.assumed_varies = conditional_assumptions(kind, profile, "create")
+        self.assume = assumer(kind, profile, self.context)
 
     def run(self, config: bytes | str | Mapping[str, Any]) -> Validation | None:
         """The validation of a clean config, or ``None`` when it needs the exact path."""
@@ -575,9 +566,7 @@ class _FastPlan:
             required_level=level,
             min_server_version=minimum,
             stored_config=(kept := _with_metadata(defaulted, stored)),
-            assumed=assumptions(self.kind, self.profile, self.context, value)
-            if self.assumed_varies
-            else self.assumed,
+            assumed=self.assume(value),
             lost_on_restart=_lost_on_restart(
                 self.kind, kept, self.profile, self.context.mode, self.catalogue
             ),

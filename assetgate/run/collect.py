@@ -174,8 +174,9 @@ class LineJudge:
         if head is None:
             return None
         cluster, kind = head.cluster, head.kind
-        plan = self._plans.get((cluster, kind), _UNBOUND)
-        if plan is _UNBOUND:
+        try:
+            plan = self._plans[(cluster, kind)]
+        except KeyError:
             profile = profile_for(self.profiles, cluster)
             plan = self._plans[(cluster, kind)] = (
                 None
@@ -203,9 +204,6 @@ class LineJudge:
         if judged is None:
             return None
         return Hashed(_hash(cluster, account, kind, stream, name, config), judged)
-
-
-_UNBOUND: Final[JudgePlan] = object()  # type: ignore[assignment]  # a sentinel
 
 
 class KeySettled(NamedTuple):

@@ -53,9 +53,9 @@ __all__ = [
     "LineChecks",
     "Registered",
     "ServerLimits",
+    "assumer",
     "assumptions",
     "bound_checker",
-    "conditional_assumptions",
     "first_failure",
     "line_checks",
     "load_checker",
@@ -570,23 +570,35 @@ def assumptions(
     A check's ``assumes_when`` sentence is said only for a ``config`` it holds for
     (never without a config).
     """
-    out: dict[str, None] = {}
+    return assumer(kind, profile, context)(config)
+
+
+def assumer(
+    kind: str, profile: ServerProfile, context: Context
+) -> Callable[[Any], tuple[str, ...]]:
+    """:func:`assumptions` on ``context``, bound once: a config in, its sentences out."""
+    said: list[tuple[str, Callable[[Any, Context], bool] | None]] = []
     for registered, _spec in plan(profile, kind, context.phase):
         if registered.needs_stream and context.stream is None:
-            out[f"{registered.id}: not checked (the stream's config is not known)"] = (
-                None
+            text = f"{registered.id}: not checked (the stream's config is not known)"
+            said.append((text, None))
+        elif registered.assumes:
+            when = _assumes_when(registered) if registered.assumes_when else None
+            said.append((f"{registered.id}: assumed {registered.assumes}", when))
+    if all(when is None for _text, when in said):
+        always = tuple(dict.fromkeys(text for text, _when in said))
+        return lambda _config: always
+
+    def sentences(config: Any) -> tuple[str, ...]:
+        return tuple(
+            dict.fromkeys(
+                text
+                for text, when in said
+                if when is None or (config is not None and when(config, context))
             )
-        elif registered.assumes and (
-            not registered.assumes_when
-            or (config is not None and _assumes_when(registered)(config, context))
-        ):
-            out[f"{registered.id}: assumed {registered.assumes}"] = None
-    return tuple(out)
+        )
 
-
-def conditional_assumptions(kind: str, profile: ServerProfile, phase: Phase) -> bool:
-    """Whether a check of the plan assumes only for some configs (``assumes_when``)."""
-    return any(r.assumes_when for r, _spec in plan(profile, kind, phase))
+    return sentences
 
 
 _WHEN: dict[str, Callable[[Any, Context], bool]] = {}
