@@ -426,13 +426,7 @@ def _over_cluster_size(
 ) -> bool:
     """A stream of 4 or 5 replicas on 3 nodes: placement fails."""
     del found
-    replicas = _config(case).get("num_replicas")
-    return (
-        case.kind == "stream"
-        and replicas in {4, 5}
-        and _refused(reply, NO_PEERS, "no suitable peers for placement")
-        and _placement_assumed(case)
-    )
+    return _config(case).get("num_replicas") in {4, 5} and _unplaced(case, reply)
 
 
 def _placement_unmet(
@@ -441,11 +435,16 @@ def _placement_unmet(
     """A placement naming another cluster or tags no node has: placement fails."""
     del found
     placement = _config(case).get("placement")
-    if case.kind != "stream" or not isinstance(placement, dict):
+    if not isinstance(placement, dict):
         return False
     elsewhere = placement.get("cluster") not in {None, "", "C1"}
+    return (elsewhere or bool(placement.get("tags"))) and _unplaced(case, reply)
+
+
+def _unplaced(case: differential.Case, reply: Mapping[str, Any]) -> bool:
+    """A stream create a cluster could not place, and validate said it assumed it could."""
     return (
-        (elsewhere or bool(placement.get("tags")))
+        case.kind == "stream"
         and _refused(reply, NO_PEERS, "no suitable peers for placement")
         and _placement_assumed(case)
     )

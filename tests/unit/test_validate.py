@@ -975,17 +975,34 @@ def test_a_cluster_stores_a_mirror_without_its_duplicate_window(
     }
     body: Any = json.dumps(config) if as_text else config
     windows = [
-        (
-            validate(
-                body, kind="stream", server=version, catalogue=catalogue, mode=mode
-            )
-        ).stored_config.get("duplicate_window")  # type: ignore[union-attr]
-        for mode in ("single", "cluster")
+        answer.stored_config.get("duplicate_window")  # type: ignore[union-attr]
+        for answer in _in_both_modes(body, "stream", version, catalogue)
     ]
     assert windows == [3_600_000_000_000, 0]
 
 
 _CBX: dict[str, Any] = {"name": "CBX", "subjects": ["cbx.>"], "num_replicas": 3}
+
+
+def _in_both_modes(
+    body: Any,
+    kind: Literal["stream", "consumer"],
+    version: str,
+    catalogue: Catalogue,
+    stream: dict[str, Any] | None = None,
+) -> list[Validation]:
+    """The answers of validate for a standalone server, then for a cluster."""
+    return [
+        validate(
+            body,
+            kind=kind,
+            server=version,
+            catalogue=catalogue,
+            mode=mode,
+            stream=stream,
+        )
+        for mode in ("single", "cluster")
+    ]
 
 
 @pytest.mark.parametrize(
@@ -1005,15 +1022,10 @@ def test_a_cluster_stamps_the_defaulted_priority_timeout(
     config = {"name": "c392", "deliver_policy": "last", "priority_timeout": -1}
     body: Any = json.dumps(config) if as_text else config
     stamped = [
-        validate(
-            body,
-            kind="consumer",
-            server=version,
-            catalogue=catalogue,
-            mode=mode,
-            stream=_CBX if with_stream else None,
-        ).stamped_metadata
-        for mode in ("single", "cluster")
+        answer.stamped_metadata
+        for answer in _in_both_modes(
+            body, "consumer", version, catalogue, _CBX if with_stream else None
+        )
     ]
     assert stamped == [{"_nats.req.level": level} for level in levels]
 
@@ -1026,17 +1038,7 @@ def test_a_clusters_direct_consumer_is_answered_as_on_a_single_server(
     """A direct consumer's create takes the standalone path in a cluster too."""
     config = {"name": "c99", "max_waiting": 0, "direct": True, "num_replicas": 3}
     body: Any = json.dumps(config) if as_text else config
-    answers = [
-        validate(
-            body,
-            kind="consumer",
-            server=version,
-            catalogue=catalogue,
-            mode=mode,
-            stream=_CBX,
-        )
-        for mode in ("single", "cluster")
-    ]
+    answers = _in_both_modes(body, "consumer", version, catalogue, _CBX)
     assert answers[0] == answers[1]
     assert (answers[1].check, answers[1].error and answers[1].error.err_code) == (
         "consumer.replicas_standalone",
